@@ -1,0 +1,3 @@
+module github.com/gozk/gozk
+
+go 1.26

@@ -1,0 +1,3 @@
+package proto
+
+//go:generate go run ../jute/cmd/jutegen -in zookeeper.jute -out zookeeper_gen.go -package proto
