@@ -54,8 +54,14 @@ func (r *Reader) Reset(b []byte) {
 	}
 }
 
-// SetLimit sets the largest buffer or string length accepted.
-func (r *Reader) SetLimit(n int) { r.limit = n }
+// SetLimit sets the largest buffer or string length accepted; n <= 0
+// restores the default (a negative limit would refuse even empty strings).
+func (r *Reader) SetLimit(n int) {
+	if n <= 0 {
+		n = DefaultFieldLimit
+	}
+	r.limit = n
+}
 
 // Limit returns the largest buffer or string length accepted.
 func (r *Reader) Limit() int {

@@ -97,8 +97,8 @@ func (w *Writer) WriteString(s string) {
 	binary.BigEndian.PutUint32(w.buf[at:], uint32(len(w.buf)-at-4))
 }
 
-// WriteVectorHeader appends the element count of a vector; n < 0 writes
-// the null vector.
+// WriteVectorHeader appends the element count n of a vector, or -1 for
+// the null vector when null is true.
 func (w *Writer) WriteVectorHeader(n int, null bool) {
 	if null {
 		w.WriteInt(-1)
