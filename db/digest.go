@@ -1,0 +1,74 @@
+package db
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"strings"
+	"unsafe"
+
+	"github.com/gozk/gozk/proto"
+)
+
+// digestExcludedPrefix: Java leaves everything under /zookeeper/ out of the
+// digest (quota stats are rewritten locally and would never agree), but
+// keeps /zookeeper itself and the root.
+const digestExcludedPrefix = "/zookeeper/"
+
+// NodeDigest is Java's version-2 node digest: CRC32 (IEEE) over the path
+// bytes (the root as ""), the data when not null, and the 60-byte
+// big-endian block czxid, mzxid, pzxid, ctime, mtime, version, cversion,
+// aversion, ephemeralOwner of the stored stat. Paths under /zookeeper/
+// contribute 0.
+func NodeDigest(path string, data []byte, stat *proto.StatPersisted) int64 {
+	if strings.HasPrefix(path, digestExcludedPrefix) {
+		return 0
+	}
+	if path == "/" {
+		path = ""
+	}
+	var b [60]byte
+	binary.BigEndian.PutUint64(b[0:], uint64(stat.Czxid))
+	binary.BigEndian.PutUint64(b[8:], uint64(stat.Mzxid))
+	binary.BigEndian.PutUint64(b[16:], uint64(stat.Pzxid))
+	binary.BigEndian.PutUint64(b[24:], uint64(stat.Ctime))
+	binary.BigEndian.PutUint64(b[32:], uint64(stat.Mtime))
+	binary.BigEndian.PutUint32(b[40:], uint32(stat.Version))
+	binary.BigEndian.PutUint32(b[44:], uint32(stat.Cversion))
+	binary.BigEndian.PutUint32(b[48:], uint32(stat.Aversion))
+	binary.BigEndian.PutUint64(b[52:], uint64(stat.EphemeralOwner))
+	crc := crc32.Update(0, crc32.IEEETable, unsafe.Slice(unsafe.StringData(path), len(path)))
+	crc = crc32.Update(crc, crc32.IEEETable, data)
+	crc = crc32.Update(crc, crc32.IEEETable, b[:])
+	return int64(crc)
+}
+
+func (t *Tree) nodeDigest(n *node) int64 {
+	s := n.persisted()
+	return NodeDigest(n.path, n.data, &s)
+}
+
+// digestRemove takes n's current contribution out of the tree digest; call
+// it before changing n, and digestAdd after.
+func (t *Tree) digestRemove(n *node) {
+	if t.opts.DigestEnabled {
+		t.digest -= t.nodeDigest(n)
+	}
+}
+
+func (t *Tree) digestAdd(n *node) {
+	if t.opts.DigestEnabled {
+		t.digest += t.nodeDigest(n)
+	}
+}
+
+// recomputeDigest rebuilds the tree digest from every node.
+func (t *Tree) recomputeDigest() {
+	t.digest = 0
+	if !t.opts.DigestEnabled {
+		return
+	}
+	t.digest = t.nodeDigest(t.root)
+	for _, n := range t.nodes {
+		t.digest += t.nodeDigest(n)
+	}
+}

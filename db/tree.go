@@ -1,0 +1,508 @@
+package db
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/gozk/gozk/proto"
+)
+
+// Options configures a Tree.
+type Options struct {
+	// ExtendedTypesEnabled is zookeeper.extendedTypesEnabled: an
+	// ephemeralOwner with a top byte of 0xFF marks a TTL node. Without it
+	// such a value is an ordinary ephemeral owner, as in Java.
+	ExtendedTypesEnabled bool
+	// DigestEnabled maintains Java's version-2 tree digest
+	// (zookeeper.digest.enabled).
+	DigestEnabled bool
+	// Logger receives quota-exceeded log lines; nil discards them.
+	Logger func(msg string)
+}
+
+// Event is one watch trigger, in the order Java fires them: a create of P
+// gives {NodeCreated, P} then {NodeChildrenChanged, parent(P)}; a delete
+// {NodeDeleted, P} then {NodeChildrenChanged, parent(P)} (the watch
+// manager knows that NodeDeleted fires both the data and the child table
+// of P); a setData {NodeDataChanged, P}. The parent of a top-level node is
+// "/".
+type Event struct {
+	Type proto.EventType
+	Path string
+}
+
+// Result is what applying one txn produced.
+type Result struct {
+	// Err is OK, the code of an ErrorTxn, or the error the apply met (for
+	// a multi: the first non-OK sub-result, as Java's ProcessTxnResult;
+	// the server still answers a multi with header err 0).
+	Err proto.ErrCode
+	// Path is the path a create* txn named.
+	Path string
+	// Stat is the client-visible stat of the affected node after a create,
+	// setData or setACL txn.
+	Stat proto.Stat
+	// Multi holds the per-op results of a multi as Java answers them.
+	Multi []proto.MultiResult
+	// Events are the watch triggers, in firing order; none for failed txns.
+	Events []Event
+}
+
+// NodeInfo is what request preparation needs to know about a node.
+type NodeInfo struct {
+	// Stat is the stored stat: Cversion counts child creations, and
+	// EphemeralOwner is the stored owner (container and TTL markers
+	// included).
+	Stat        proto.StatPersisted
+	NumChildren int32
+	ACL         []proto.ACL
+	DataLength  int32
+}
+
+// node is one znode. It is kept at 128 bytes: the name is the tail of the
+// path (stored once), the ACL is a pointer into the interned cache, and
+// nodes without children carry no child list.
+type node struct {
+	path     string // full path; "" for the root, as Java keys it
+	data     []byte // nil (null data) stays distinct from empty
+	parent   *node
+	children *childList
+	acl      *aclEntry
+
+	czxid, mzxid, ctime, mtime, owner, pzxid int64
+	version, cversion, aversion              int32 // cversion: child creations
+	slot                                     int32 // index in parent.children
+}
+
+// childList is a node's children in no particular order; removal swaps the
+// last child into the hole (node.slot makes that O(1)), and readers sort.
+type childList struct {
+	nodes []*node
+}
+
+func (n *node) name() string { return n.path[strings.LastIndexByte(n.path, '/')+1:] }
+
+func (n *node) numChildren() int {
+	if n.children == nil {
+		return 0
+	}
+	return len(n.children.nodes)
+}
+
+func (n *node) addChild(c *node) {
+	if n.children == nil {
+		n.children = &childList{}
+	}
+	c.slot = int32(len(n.children.nodes))
+	n.children.nodes = append(n.children.nodes, c)
+}
+
+func (n *node) removeChild(c *node) {
+	list := n.children.nodes
+	last := len(list) - 1
+	i := c.slot
+	list[i] = list[last]
+	list[i].slot = i
+	list[last] = nil
+	list = list[:last]
+	switch {
+	case last == 0:
+		n.children = nil
+	case cap(list) > 64 && len(list) < cap(list)/4:
+		// Give back memory after mass deletions under one parent.
+		n.children.nodes = append(make([]*node, 0, len(list)*2), list...)
+	default:
+		n.children.nodes = list
+	}
+}
+
+func (n *node) persisted() proto.StatPersisted {
+	return proto.StatPersisted{
+		Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime,
+		Version: n.version, Cversion: n.cversion, Aversion: n.aversion,
+		EphemeralOwner: n.owner, Pzxid: n.pzxid,
+	}
+}
+
+func (n *node) setPersisted(s *proto.StatPersisted) {
+	n.czxid, n.mzxid, n.ctime, n.mtime = s.Czxid, s.Mzxid, s.Ctime, s.Mtime
+	n.version, n.cversion, n.aversion = s.Version, s.Cversion, s.Aversion
+	n.owner, n.pzxid = s.EphemeralOwner, s.Pzxid
+}
+
+// Tree is the data tree. The zero value is not usable; call New.
+type Tree struct {
+	mu   sync.RWMutex
+	opts Options
+
+	root  *node
+	nodes map[string]*node // every node but the root, by full path
+
+	acls       aclCache
+	sessions   map[int64]int32
+	ephemerals map[int64]map[*node]struct{}
+	numEphem   int
+	containers map[*node]struct{}
+	ttls       map[*node]struct{}
+	quotas     quotaRoots
+
+	dataSize int64 // Java's approximateDataSize, kept up to date
+	digest   int64 // wrapping sum of node digests
+	lastZxid int64
+}
+
+// New returns a tree holding what every ZooKeeper tree starts with: "/",
+// "/zookeeper" and "/zookeeper/quota" with empty data, zero stats and
+// world:anyone ALL, and "/zookeeper/config" with empty data, world:anyone
+// READ and aversion -1 (Java sets its ACL with version -1 at startup).
+func New(opts Options) *Tree {
+	t := &Tree{
+		opts:       opts,
+		nodes:      make(map[string]*node),
+		sessions:   make(map[int64]int32),
+		ephemerals: make(map[int64]map[*node]struct{}),
+		containers: make(map[*node]struct{}),
+		ttls:       make(map[*node]struct{}),
+	}
+	t.acls.init()
+	t.root = &node{path: "", data: []byte{}, acl: t.acls.intern(nil)}
+	t.dataSize = rootAliasSize
+	t.digestAdd(t.root)
+	zk := t.insertNew(t.root, proto.ZooKeeperPath, []byte{}, nil)
+	t.insertNew(zk, proto.QuotaPath, []byte{}, nil)
+	config := t.insertNew(zk, proto.ConfigPath, []byte{}, proto.ReadACLUnsafe)
+	config.aversion = -1 // under /zookeeper/: outside the digest
+	return t
+}
+
+// rootAliasSize accounts for Java keeping the root under both "" and "/":
+// its approximateDataSize counts the one-character alias as well.
+const rootAliasSize = 1
+
+// insertNew adds a node with a zero stat; used for the built-in nodes.
+func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL) *node {
+	n := &node{path: path, data: data, parent: parent, acl: t.acls.intern(acl)}
+	t.link(n)
+	return n
+}
+
+// link makes n (whose parent is set) part of the tree: lookup map, parent's
+// children, indexes, size and digest.
+func (t *Tree) link(n *node) {
+	t.nodes[n.path] = n
+	n.parent.addChild(n)
+	t.indexKind(n)
+	t.dataSize += nodeSize(n.path, n.data)
+	t.digestAdd(n)
+}
+
+// indexKind records n in the ephemeral, container or TTL index its stored
+// owner calls for.
+func (t *Tree) indexKind(n *node) {
+	switch proto.KindOf(n.owner, t.opts.ExtendedTypesEnabled) {
+	case proto.KindEphemeral:
+		set := t.ephemerals[n.owner]
+		if set == nil {
+			set = make(map[*node]struct{})
+			t.ephemerals[n.owner] = set
+		}
+		if _, dup := set[n]; !dup {
+			set[n] = struct{}{}
+			t.numEphem++
+		}
+	case proto.KindContainer:
+		t.containers[n] = struct{}{}
+	case proto.KindTTL:
+		t.ttls[n] = struct{}{}
+	}
+}
+
+func (t *Tree) unindexKind(n *node) {
+	switch proto.KindOf(n.owner, t.opts.ExtendedTypesEnabled) {
+	case proto.KindEphemeral:
+		if set := t.ephemerals[n.owner]; set != nil {
+			if _, ok := set[n]; ok {
+				delete(set, n)
+				t.numEphem--
+				if len(set) == 0 {
+					delete(t.ephemerals, n.owner)
+				}
+			}
+		}
+	case proto.KindContainer:
+		delete(t.containers, n)
+	case proto.KindTTL:
+		delete(t.ttls, n)
+	}
+}
+
+// nodeSize is one node's share of Java's approximateDataSize: the path
+// length in UTF-16 code units (Java's String.length) plus the data length.
+func nodeSize(path string, data []byte) int64 {
+	return int64(utf16Len(path) + len(data))
+}
+
+func utf16Len(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			n := 0
+			for _, r := range s {
+				if r > 0xFFFF {
+					n += 2
+				} else {
+					n++
+				}
+			}
+			return n
+		}
+	}
+	return len(s)
+}
+
+// lookup finds a node; "" and "/" are both the root, as in Java.
+func (t *Tree) lookup(path string) *node {
+	if path == "" || path == "/" {
+		return t.root
+	}
+	return t.nodes[path]
+}
+
+// visibleStat is the Stat a client sees: the cversion counts creations and
+// deletions (2*creations - children, Java's own arithmetic), containers and
+// TTL nodes show ephemeralOwner 0.
+func (t *Tree) visibleStat(n *node) proto.Stat {
+	nc := int32(n.numChildren())
+	return proto.Stat{
+		Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime,
+		Version: n.version, Cversion: n.cversion*2 - nc, Aversion: n.aversion,
+		EphemeralOwner: proto.VisibleEphemeralOwner(n.owner, t.opts.ExtendedTypesEnabled),
+		DataLength:     int32(len(n.data)), NumChildren: nc, Pzxid: n.pzxid,
+	}
+}
+
+// LastProcessedZxid is the highest zxid applied.
+func (t *Tree) LastProcessedZxid() int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.lastZxid
+}
+
+// SetLastProcessedZxid sets the zxid a loaded snapshot stands for.
+func (t *Tree) SetLastProcessedZxid(z int64) {
+	t.mu.Lock()
+	t.lastZxid = z
+	t.mu.Unlock()
+}
+
+// Node returns the stored view of a node, for request preparation. "" is
+// the root, as in Java.
+func (t *Tree) Node(path string) (NodeInfo, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n := t.lookup(path)
+	if n == nil {
+		return NodeInfo{}, false
+	}
+	return NodeInfo{
+		Stat:        n.persisted(),
+		NumChildren: int32(n.numChildren()),
+		ACL:         n.acl.acl,
+		DataLength:  int32(len(n.data)),
+	}, true
+}
+
+// GetData returns a node's data (shared, never modified by the tree; nil
+// for null data), its client-visible stat and its ACL.
+func (t *Tree) GetData(path string) (data []byte, stat proto.Stat, acl []proto.ACL, ok bool) {
+	t.mu.RLock()
+	n := t.lookup(path)
+	if n != nil {
+		data, stat, acl, ok = n.data, t.visibleStat(n), n.acl.acl, true
+	}
+	t.mu.RUnlock()
+	return
+}
+
+// Exists returns a node's client-visible stat and its ACL.
+func (t *Tree) Exists(path string) (stat proto.Stat, acl []proto.ACL, ok bool) {
+	t.mu.RLock()
+	n := t.lookup(path)
+	if n != nil {
+		stat, acl, ok = t.visibleStat(n), n.acl.acl, true
+	}
+	t.mu.RUnlock()
+	return
+}
+
+// GetChildren appends the names of a node's children to dst[:0] in sorted
+// order and returns them with the node's stat and ACL. The slice is never
+// nil when ok, so an empty list encodes as an empty vector.
+func (t *Tree) GetChildren(path string, dst []string) (children []string, stat proto.Stat, acl []proto.ACL, ok bool) {
+	t.mu.RLock()
+	n := t.lookup(path)
+	if n == nil {
+		t.mu.RUnlock()
+		return nil, proto.Stat{}, nil, false
+	}
+	children = dst[:0]
+	if children == nil {
+		children = make([]string, 0, n.numChildren())
+	}
+	if n.children != nil {
+		for _, c := range n.children.nodes {
+			children = append(children, c.name())
+		}
+	}
+	stat, acl = t.visibleStat(n), n.acl.acl
+	t.mu.RUnlock()
+	slices.Sort(children)
+	return children, stat, acl, true
+}
+
+// GetACL returns a node's ACL (shared with the tree) and its stat.
+func (t *Tree) GetACL(path string) (acl []proto.ACL, stat proto.Stat, ok bool) {
+	t.mu.RLock()
+	n := t.lookup(path)
+	if n != nil {
+		acl, stat, ok = n.acl.acl, t.visibleStat(n), true
+	}
+	t.mu.RUnlock()
+	return
+}
+
+// AllChildrenNumber answers getAllChildrenNumber as Java does: for "/" the
+// node count minus the two root keys (so "/zookeeper" and its children
+// count), for any other node the number of map keys that start with
+// path+"/", which for "" includes Java's "/" alias of the root.
+func (t *Tree) AllChildrenNumber(path string) (int32, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n := t.lookup(path)
+	if n == nil {
+		return 0, false
+	}
+	switch path {
+	case "/":
+		return int32(len(t.nodes)), true
+	case "":
+		return int32(len(t.nodes) + 1), true
+	}
+	return int32(countDescendants(n)), true
+}
+
+func countDescendants(n *node) int {
+	if n.children == nil {
+		return 0
+	}
+	total := len(n.children.nodes)
+	for _, c := range n.children.nodes {
+		total += countDescendants(c)
+	}
+	return total
+}
+
+// Ephemerals returns the paths of a session's ephemeral nodes, sorted.
+func (t *Tree) Ephemerals(session int64) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return sortedPaths(t.ephemerals[session])
+}
+
+func sortedPaths(set map[*node]struct{}) []string {
+	paths := make([]string, 0, len(set))
+	for n := range set {
+		paths = append(paths, n.path)
+	}
+	slices.Sort(paths)
+	return paths
+}
+
+// Sessions returns a copy of the session table: id to timeout.
+func (t *Tree) Sessions() map[int64]int32 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make(map[int64]int32, len(t.sessions))
+	for id, to := range t.sessions {
+		out[id] = to
+	}
+	return out
+}
+
+// SetSessions replaces the session table (with a copy of m), e.g. from a
+// snapshot.
+func (t *Tree) SetSessions(m map[int64]int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sessions = make(map[int64]int32, len(m))
+	for id, to := range m {
+		t.sessions[id] = to
+	}
+}
+
+// NodeCount is the node count Java's stat and mntr report: Java keys the
+// root under both "" and "/", so a fresh tree counts 5.
+func (t *Tree) NodeCount() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.nodes) + 2
+}
+
+// EphemeralCount is the number of ephemeral nodes of all sessions.
+func (t *Tree) EphemeralCount() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.numEphem
+}
+
+// ApproximateDataSize is Java's DataTree.approximateDataSize: the sum over
+// all keys of path length plus data length (the root counted under both of
+// its keys).
+func (t *Tree) ApproximateDataSize() int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.dataSize
+}
+
+// Digest returns the tree digest, 0 when the digest is disabled.
+func (t *Tree) Digest() int64 {
+	if !t.opts.DigestEnabled {
+		return 0
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.digest
+}
+
+// ContainerCandidates lists, sorted, what Java's ContainerManager would
+// delete now: containers without children that had children (stored
+// cversion > 0) or, when maxNeverUsedMillis > 0, whose mtime is more than
+// that long ago; and TTL nodes without children whose mtime is more than
+// their TTL ago. At most limit paths are returned when limit > 0.
+func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit int) []string {
+	t.mu.RLock()
+	var out []string
+	for n := range t.containers {
+		if n.children != nil {
+			continue
+		}
+		if n.cversion > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime > maxNeverUsedMillis) {
+			out = append(out, n.path)
+		}
+	}
+	for n := range t.ttls {
+		if n.children != nil {
+			continue
+		}
+		if ttl := proto.TTLOf(n.owner); ttl != 0 && nowMillis-n.mtime > ttl {
+			out = append(out, n.path)
+		}
+	}
+	t.mu.RUnlock()
+	slices.Sort(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
