@@ -1,10 +1,6 @@
 // Command jutegen reads a .jute interface description and writes Go types
-// with jute Encode and Decode methods.
-//
-// The input is the jute DDL: modules holding classes, each class a list of
-// typed fields. Types are byte, boolean, int, long, float, double, ustring,
-// buffer, vector<T> and other classes (a qualified name is resolved by its
-// last component, since every class lands in one Go package).
+// with jute Encode and Decode methods. The work is done by package
+// jute/internal/jutegen.
 //
 // Usage: jutegen -in zookeeper.jute -out zookeeper_gen.go -package proto
 package main
@@ -13,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/gozk/gozk/jute/internal/jutegen"
 )
 
 func main() {
@@ -24,17 +22,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: jutegen -in FILE.jute -out FILE.go -package NAME")
 		os.Exit(2)
 	}
-	src, err := os.ReadFile(*in)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jutegen:", err)
-		os.Exit(1)
-	}
-	file, err := Parse(*in, string(src))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jutegen:", err)
-		os.Exit(1)
-	}
-	code, err := Generate(file, *pkg, *in)
+	code, err := generate(*in, *pkg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "jutegen:", err)
 		os.Exit(1)
@@ -43,4 +31,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jutegen:", err)
 		os.Exit(1)
 	}
+}
+
+// generate returns the Go source jutegen writes for the .jute file in.
+func generate(in, pkg string) ([]byte, error) {
+	src, err := os.ReadFile(in)
+	if err != nil {
+		return nil, err
+	}
+	file, err := jutegen.Parse(in, string(src))
+	if err != nil {
+		return nil, err
+	}
+	return jutegen.Generate(file, pkg, in)
 }
