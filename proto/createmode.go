@@ -30,7 +30,9 @@ func (m CreateMode) IsSequential() bool {
 func (m CreateMode) IsContainer() bool { return m == ModeContainer }
 
 // IsTTL reports whether the mode carries a time to live.
-func (m CreateMode) IsTTL() bool { return m == ModePersistentWithTTL || m == ModePersistentSequentialWithTTL }
+func (m CreateMode) IsTTL() bool {
+	return m == ModePersistentWithTTL || m == ModePersistentSequentialWithTTL
+}
 
 func (m CreateMode) String() string {
 	switch m {

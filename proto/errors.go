@@ -59,9 +59,9 @@ var errNames = map[ErrCode]string{
 	ErrAuthFailed: "AUTHFAILED", ErrSessionMoved: "SESSIONMOVED",
 	ErrNotReadOnly: "NOTREADONLY", ErrEphemeralOnLocalSession: "EPHEMERALONLOCALSESSION",
 	ErrNoWatcher: "NOWATCHER", ErrRequestTimeout: "REQUESTTIMEOUT",
-	ErrReconfigDisabled: "RECONFIGDISABLED",
+	ErrReconfigDisabled:             "RECONFIGDISABLED",
 	ErrSessionClosedRequireSaslAuth: "SESSIONCLOSEDREQUIRESASLAUTH",
-	ErrQuotaExceeded: "QUOTAEXCEEDED", ErrThrottledOp: "THROTTLEDOP",
+	ErrQuotaExceeded:                "QUOTAEXCEEDED", ErrThrottledOp: "THROTTLEDOP",
 }
 
 // errMessages holds the text Java's KeeperException uses for each code.
@@ -71,19 +71,19 @@ var errMessages = map[ErrCode]string{
 	ErrConnectionLoss: "ConnectionLoss", ErrMarshallingError: "MarshallingError",
 	ErrUnimplemented: "Unimplemented", ErrOperationTimeout: "OperationTimeout",
 	ErrBadArguments: "BadArguments", ErrUnknownSession: "Unknown session",
-	ErrNewConfigNoQuorum: "NewConfigNoQuorum",
+	ErrNewConfigNoQuorum:  "NewConfigNoQuorum",
 	ErrReconfigInProgress: "ReconfigInProgress",
-	ErrAPIError: "APIError", ErrNoNode: "NoNode", ErrNoAuth: "NoAuth",
+	ErrAPIError:           "APIError", ErrNoNode: "NoNode", ErrNoAuth: "NoAuth",
 	ErrBadVersion: "BadVersion", ErrNoChildrenForEphemerals: "NoChildrenForEphemerals",
 	ErrNodeExists: "NodeExists", ErrNotEmpty: "Directory not empty",
 	ErrSessionExpired: "Session expired", ErrInvalidCallback: "Invalid callback",
 	ErrInvalidACL: "InvalidACL", ErrAuthFailed: "AuthFailed",
 	ErrSessionMoved: "Session moved", ErrNotReadOnly: "Not a read-only call",
 	ErrEphemeralOnLocalSession: "Ephemeral node on local session",
-	ErrNoWatcher: "No such watcher", ErrRequestTimeout: "Request timeout",
-	ErrReconfigDisabled: "Reconfig is disabled",
+	ErrNoWatcher:               "No such watcher", ErrRequestTimeout: "Request timeout",
+	ErrReconfigDisabled:             "Reconfig is disabled",
 	ErrSessionClosedRequireSaslAuth: "Session closed because client failed to authenticate",
-	ErrQuotaExceeded: "Quota has exceeded", ErrThrottledOp: "Op throttled due to high load",
+	ErrQuotaExceeded:                "Quota has exceeded", ErrThrottledOp: "Op throttled due to high load",
 }
 
 // Name returns Java's enum name for the code, e.g. NONODE.

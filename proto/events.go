@@ -78,4 +78,6 @@ const (
 )
 
 // Valid reports whether m is an addWatch mode.
-func (m AddWatchMode) Valid() bool { return m == AddWatchPersistent || m == AddWatchPersistentRecursive }
+func (m AddWatchMode) Valid() bool {
+	return m == AddWatchPersistent || m == AddWatchPersistentRecursive
+}

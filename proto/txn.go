@@ -70,7 +70,7 @@ func (t *TxnEntry) Marshal() []byte { return jute.Marshal(t) }
 // Decode reads a txn the way Java's SerializeUtils does: a closeSession
 // without a body is accepted (logs of 3.5 and older), a create that ends
 // before parentCVersion is read as the old CreateTxnV0 with
-// parentCVersion -1, and any bytes after the record are a TxnDigest.
+// parentCVersion -1 (Java does this for create only, not create2), and any bytes after the record are a TxnDigest.
 func (t *TxnEntry) Decode(r *jute.Reader) {
 	t.Header.Decode(r)
 	t.Body, t.Digest = nil, nil
@@ -88,7 +88,7 @@ func (t *TxnEntry) Decode(r *jute.Reader) {
 	}
 	rest := r.Rest()
 	body.Decode(r)
-	if r.Err() != nil && (typ == OpCreate || typ == OpCreate2) {
+	if r.Err() != nil && typ == OpCreate {
 		var v0 CreateTxnV0
 		sub := jute.NewReader(rest)
 		sub.SetLimit(r.Limit())

@@ -1,0 +1,74 @@
+package conf
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseProperties(t *testing.T) {
+	in := "# comment\n! also\n  a=1\nb : 2\nc 3\nd=x\\\n   y\ne=tab\\there\nf=\\u0041\\\\z\n\ng=last\ng=wins\nh=\n"
+	props, err := ParseProperties(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "1", "b": "2", "c": "3", "d": "xy", "e": "tab\there", "f": "A\\z", "g": "wins", "h": ""}
+	got := map[string]string{}
+	for _, p := range props {
+		got[p.Key] = p.Value
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if props[0].Line != 3 || props[3].Line != 6 {
+		t.Errorf("line numbers: %+v", props[:4])
+	}
+}
+
+func write(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "zoo.cfg")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadStandalone(t *testing.T) {
+	p := write(t, "tickTime=2000\ndataDir=/var/lib/zk\nclientPort=2181\nclientPortAddress=127.0.0.1\n"+
+		"maxClientCnxns=10\nskipACL=yes\njute.maxbuffer=2000000\nextendedTypesEnabled=true\n"+
+		"znode.container.checkIntervalMs=500\nDigestAuthenticationProvider.superDigest=super:abc\n")
+	c, err := Load(p, "-Dzookeeper.enforceQuota=true -Xmx1g -Djute.maxbuffer=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TickTime != 2*time.Second || c.DataDir != "/var/lib/zk" || c.ClientAddr() != "127.0.0.1:2181" ||
+		c.MaxClientCnxns != 10 || !c.SkipACL || c.JuteMaxBuffer != 2000000 || !c.ExtendedTypesEnabled ||
+		c.ContainerCheckInterval != 500*time.Millisecond || c.SuperDigest != "super:abc" || !c.EnforceQuota {
+		t.Fatalf("%+v", c)
+	}
+}
+
+func TestLoadErrorsNameLineAndKey(t *testing.T) {
+	cases := []struct{ cfg, want string }{
+		{"dataDir=/d\nclientPort=2181\ntickTime=abc\n", ":3: tickTime:"},
+		{"clientPort=2181\n", "dataDir is not set"},
+		{"dataDir=/d\nclientPort=2181\nextendedTypesEnabled=maybe\n", ":3: extendedTypesEnabled:"},
+		{"dataDir=/d\nclientPort=2181\nminSessionTimeout=9000\nmaxSessionTimeout=4000\n", ":3: minSessionTimeout:"},
+		{"dataDir=/d\nclientPortAddress=1.2.3.4\n", "clientPort is not"},
+		{"dataDir=/d\nclientPort=99999\n", "clientPort"},
+		{"dataDir=/d\nclientPort=2181\nserver.1=a:1:2\nserver.2=b:1:2\n", "ensemble"},
+	}
+	for _, c := range cases {
+		_, err := Load(write(t, c.cfg), "")
+		var ce *Error
+		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("config %q: error %v, want one containing %q", c.cfg, err, c.want)
+		}
+	}
+}
