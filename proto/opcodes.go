@@ -80,11 +80,12 @@ func (o OpCode) IsWrite() bool {
 }
 
 // IsKnownClientOp reports whether a client may send this opcode; any other
-// is answered with Unimplemented.
+// is answered with Unimplemented. A check outside a multi is one: Java's
+// PrepRequestProcessor turns it into a CheckVersionTxn like any write.
 func (o OpCode) IsKnownClientOp() bool {
 	switch o {
 	case OpCreate, OpDelete, OpExists, OpGetData, OpSetData, OpGetACL,
-		OpSetACL, OpGetChildren, OpSync, OpPing, OpGetChildren2, OpMulti,
+		OpSetACL, OpGetChildren, OpSync, OpPing, OpGetChildren2, OpCheck, OpMulti,
 		OpCreate2, OpReconfig, OpCheckWatches, OpRemoveWatches,
 		OpCreateContainer, OpDeleteContainer, OpCreateTTL, OpMultiRead,
 		OpAuth, OpSetWatches, OpSASL, OpGetEphemerals,
