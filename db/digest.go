@@ -20,13 +20,20 @@ const digestExcludedPrefix = "/zookeeper/"
 // aversion, ephemeralOwner of the stored stat. Paths under /zookeeper/
 // contribute 0.
 func NodeDigest(path string, data []byte, stat *proto.StatPersisted) int64 {
+	var block [60]byte
+	return nodeDigest(&block, path, data, stat)
+}
+
+// nodeDigest computes NodeDigest with a caller's scratch block: crc32
+// makes its input escape, and the tree digests on every write.
+func nodeDigest(block *[60]byte, path string, data []byte, stat *proto.StatPersisted) int64 {
 	if strings.HasPrefix(path, digestExcludedPrefix) {
 		return 0
 	}
 	if path == "/" {
 		path = ""
 	}
-	var b [60]byte
+	b := block[:]
 	binary.BigEndian.PutUint64(b[0:], uint64(stat.Czxid))
 	binary.BigEndian.PutUint64(b[8:], uint64(stat.Mzxid))
 	binary.BigEndian.PutUint64(b[16:], uint64(stat.Pzxid))
@@ -38,13 +45,18 @@ func NodeDigest(path string, data []byte, stat *proto.StatPersisted) int64 {
 	binary.BigEndian.PutUint64(b[52:], uint64(stat.EphemeralOwner))
 	crc := crc32.Update(0, crc32.IEEETable, unsafe.Slice(unsafe.StringData(path), len(path)))
 	crc = crc32.Update(crc, crc32.IEEETable, data)
-	crc = crc32.Update(crc, crc32.IEEETable, b[:])
+	crc = crc32.Update(crc, crc32.IEEETable, b)
 	return int64(crc)
 }
 
+// nodeDigest is n's digest; only called with the write lock held, which
+// guards the scratch block.
 func (t *Tree) nodeDigest(n *node) int64 {
+	if strings.HasPrefix(n.path, digestExcludedPrefix) {
+		return 0
+	}
 	s := n.persisted()
-	return NodeDigest(n.path, n.data, &s)
+	return nodeDigest(&t.digestBlock, n.path, n.data, &s)
 }
 
 // digestRemove takes n's current contribution out of the tree digest; call

@@ -148,9 +148,10 @@ type Tree struct {
 	ttls       map[*node]struct{}
 	quotas     quotaRoots
 
-	dataSize int64 // Java's approximateDataSize, kept up to date
-	digest   int64 // wrapping sum of node digests
-	lastZxid int64
+	dataSize    int64 // Java's approximateDataSize, kept up to date
+	digest      int64 // wrapping sum of node digests
+	digestBlock [60]byte
+	lastZxid    int64
 }
 
 // New returns a tree holding what every ZooKeeper tree starts with: "/",
