@@ -1,0 +1,163 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/gozk/gozk/db"
+)
+
+// changeRecord is the state a path will have once an outstanding txn is
+// applied. Prep validates later writes against these records first and the
+// data tree second, because prep runs ahead of the apply stage.
+type changeRecord struct {
+	zxid    int64
+	path    string
+	deleted bool
+	node    db.NodeInfo
+}
+
+// outstandingChanges is the ordered list of change records not yet applied,
+// with an index of the newest record per path. Prep adds records; final
+// removes those of every txn it applies, after applying it, so that a
+// lookup under the mutex always sees either the record or the applied tree.
+type outstandingChanges struct {
+	tree *db.Tree
+
+	mu      sync.Mutex
+	records []*changeRecord
+	byPath  map[string]*changeRecord
+}
+
+func newOutstandingChanges(tree *db.Tree) *outstandingChanges {
+	return &outstandingChanges{tree: tree, byPath: map[string]*changeRecord{}}
+}
+
+// canonical maps the root's two names to one key.
+func canonical(path string) string {
+	if path == "" {
+		return "/"
+	}
+	return path
+}
+
+// lookup returns the state path will have after every outstanding txn.
+func (o *outstandingChanges) lookup(path string) (db.NodeInfo, bool) {
+	o.mu.Lock()
+	rec := o.byPath[canonical(path)]
+	if rec != nil {
+		o.mu.Unlock()
+		return rec.node, !rec.deleted
+	}
+	// Look the tree up while holding the mutex: final removes a record
+	// only after applying it, so the tree already reflects anything that
+	// is no longer here.
+	n, ok := o.tree.Node(path)
+	o.mu.Unlock()
+	return n, ok
+}
+
+func (o *outstandingChanges) add(rec *changeRecord) {
+	rec.path = canonical(rec.path)
+	o.mu.Lock()
+	o.records = append(o.records, rec)
+	o.byPath[rec.path] = rec
+	o.mu.Unlock()
+}
+
+// applied drops the records of every txn up to zxid.
+func (o *outstandingChanges) applied(zxid int64) {
+	o.mu.Lock()
+	n := 0
+	for n < len(o.records) && o.records[n].zxid <= zxid {
+		rec := o.records[n]
+		if o.byPath[rec.path] == rec {
+			delete(o.byPath, rec.path)
+		}
+		o.records[n] = nil
+		n++
+	}
+	if n > 0 {
+		o.records = o.records[n:]
+		if len(o.records) == 0 {
+			o.records = nil
+		}
+	}
+	o.mu.Unlock()
+}
+
+// snapshot remembers, for a multi that may be rolled back, what the index
+// held before the multi touched it.
+type changeSnapshot struct {
+	zxid  int64
+	saved map[string]*changeRecord
+	count int
+}
+
+func (o *outstandingChanges) begin(zxid int64) *changeSnapshot {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := &changeSnapshot{zxid: zxid, saved: map[string]*changeRecord{}}
+	for _, r := range o.records {
+		s.saved[r.path] = o.byPath[r.path]
+	}
+	s.count = len(o.records)
+	return s
+}
+
+// rollback removes the records added since begin and restores the index,
+// skipping records final has applied in the meantime.
+func (o *outstandingChanges) rollback(s *changeSnapshot) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	kept := o.records[:0]
+	touched := map[string]bool{}
+	for _, r := range o.records {
+		if r.zxid == s.zxid {
+			touched[r.path] = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	o.records = kept
+	live := map[*changeRecord]bool{}
+	for _, r := range o.records {
+		live[r] = true
+	}
+	for p := range touched {
+		if prev := s.saved[p]; prev != nil && live[prev] {
+			o.byPath[p] = prev
+		} else {
+			delete(o.byPath, p)
+		}
+	}
+}
+
+// pendingEphemerals adjusts a session's ephemerals in the tree by the
+// outstanding creates and deletes, as a closeSession must list them.
+func (o *outstandingChanges) pendingEphemerals(sid int64, inTree []string) []string {
+	set := make(map[string]bool, len(inTree))
+	for _, p := range inTree {
+		set[p] = true
+	}
+	o.mu.Lock()
+	for _, r := range o.records {
+		if r.deleted {
+			delete(set, r.path)
+		} else if r.node.Stat.EphemeralOwner == sid {
+			set[r.path] = true
+		}
+	}
+	o.mu.Unlock()
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	return out
+}
+
+// count returns the number of outstanding records.
+func (o *outstandingChanges) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.records)
+}

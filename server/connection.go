@@ -1,0 +1,329 @@
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gozk/gozk/acl"
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/netio"
+	"github.com/gozk/gozk/proto"
+)
+
+// connection is the server's state for one client connection. Its fields
+// other than the atomics are only touched from the connection's event loop,
+// except session and ids, which are published under mu.
+type connection struct {
+	srv *Server
+	nc  *netio.Conn
+
+	mu        sync.Mutex
+	session   *session
+	ids       []proto.Id // copy-on-write: requests keep the slice they saw
+	oldClient bool
+
+	handshakeStarted bool
+	unknownOps       int
+	throttled        atomic.Bool
+	closed           atomic.Bool
+	outstanding      atomic.Int64
+}
+
+func (c *connection) currentSession() *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+func (c *connection) identities() []proto.Id {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ids
+}
+
+var writerPool = sync.Pool{New: func() any { return new(jute.Writer) }}
+
+// reply sends a reply frame; an error reply never carries a body.
+func (c *connection) reply(xid int32, zxid int64, err proto.ErrCode, body jute.Record) {
+	w := writerPool.Get().(*jute.Writer)
+	w.Reset()
+	hdr := proto.ReplyHeader{Xid: xid, Zxid: zxid, Err: int32(err)}
+	hdr.Encode(w)
+	if body != nil && err == proto.ErrOK {
+		body.Encode(w)
+	}
+	_ = c.nc.Send(w.Bytes())
+	if w.Len() <= 64<<10 {
+		writerPool.Put(w)
+	}
+}
+
+// Notify sends a watch notification. ZooKeeper 3.8 puts zxid -1 in the
+// header of every notification.
+func (c *connection) Notify(ev proto.WatcherEvent) {
+	if c.closed.Load() {
+		return
+	}
+	w := writerPool.Get().(*jute.Writer)
+	w.Reset()
+	hdr := proto.ReplyHeader{Xid: proto.XidNotification, Zxid: -1}
+	hdr.Encode(w)
+	ev.Encode(w)
+	_ = c.nc.Send(w.Bytes())
+	writerPool.Put(w)
+}
+
+func (c *connection) closeAfterFlush() { c.nc.CloseAfterFlush() }
+
+// requestFinished releases the connection's share of the global
+// outstanding limit and resumes reading once the server is below it.
+func (c *connection) requestFinished() {
+	c.outstanding.Add(-1)
+	if c.throttled.Load() && c.srv.outstanding.Load() <= int64(c.srv.cfg.GlobalOutstandingLimit) {
+		if c.throttled.CompareAndSwap(true, false) {
+			c.nc.ResumeReading()
+		}
+	}
+}
+
+// OnOpen implements netio.Handler.
+func (s *Server) OnOpen(nc *netio.Conn) {
+	c := &connection{srv: s, nc: nc}
+	c.ids = []proto.Id{acl.IPIdentity(nc.RemoteIP())}
+	nc.SetContext(c)
+}
+
+// OnClose implements netio.Handler.
+func (s *Server) OnClose(nc *netio.Conn, err error) {
+	c, _ := nc.Context().(*connection)
+	if c == nil {
+		return
+	}
+	c.closed.Store(true)
+	if sess := c.currentSession(); sess != nil {
+		s.tracker.unbind(sess, c)
+	}
+	s.watches.RemoveWatcher(c)
+}
+
+// OnFourLetterWord implements netio.Handler.
+func (s *Server) OnFourLetterWord(nc *netio.Conn, cmd string) []byte {
+	if s.fourLetterWords != nil {
+		return s.fourLetterWords(cmd)
+	}
+	if cmd == "ruok" {
+		return []byte("imok")
+	}
+	return []byte(cmd + " is not executed because it is not in the whitelist.\n")
+}
+
+// OnFrame implements netio.Handler: one complete frame from a client.
+func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
+	c, _ := nc.Context().(*connection)
+	if c == nil || c.closed.Load() {
+		return
+	}
+	if !c.handshakeStarted {
+		c.handshakeStarted = true
+		s.handleConnect(c, payload)
+		return
+	}
+	if len(payload) < 8 {
+		// Not even a RequestHeader: Java fails to read it and drops the
+		// connection.
+		nc.Close()
+		return
+	}
+	xid := int32(binary.BigEndian.Uint32(payload))
+	op := proto.OpCode(int32(binary.BigEndian.Uint32(payload[4:])))
+	body := payload[8:]
+	sess := c.currentSession()
+	if sess == nil {
+		// Frames behind the ConnectRequest are held back until it is
+		// answered; one arriving anyway belongs to a failed handshake.
+		return
+	}
+	if op == proto.OpAuth {
+		s.handleAuth(c, xid, body)
+		return
+	}
+	if !s.tracker.touch(sess) {
+		// Java drops requests of unknown or closing sessions silently.
+		return
+	}
+	ids := c.identities()
+	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids}
+	write := r.isWrite() && op != proto.OpCreateSession
+	if op == proto.OpCreateSession {
+		r.op = proto.OpNotification // a client may not send -10: unknown opcode
+	}
+	sess.mu.Lock()
+	if !write && !sess.draining && len(sess.queue) == 0 {
+		sess.mu.Unlock()
+		// Nothing of this session is in flight: answer now, on the event
+		// loop, without copying the frame.
+		s.executeRead(c, xid, r.op, body, ids)
+		return
+	}
+	r.body = bytes.Clone(body)
+	sess.queue = append(sess.queue, r)
+	sess.mu.Unlock()
+	if !write {
+		return
+	}
+	if r.op == proto.OpCloseSession {
+		s.tracker.markClosing(sess)
+	}
+	c.outstanding.Add(1)
+	if s.outstanding.Add(1) > int64(s.cfg.GlobalOutstandingLimit) && c.throttled.CompareAndSwap(false, true) {
+		nc.PauseReading()
+	}
+	s.prepQueue.push(r)
+}
+
+// handleConnect answers a ConnectRequest (client-protocol §2.3).
+func (s *Server) handleConnect(c *connection, payload []byte) {
+	var h proto.Handshake
+	r := jute.NewReader(payload)
+	r.SetLimit(s.fieldLimit)
+	h.Decode(r)
+	if r.Err() != nil {
+		s.logger.Debug().Err(r.Err()).Str("remote", c.nc.RemoteIP()).Msg("malformed ConnectRequest; closing")
+		c.nc.Close()
+		return
+	}
+	if h.LastZxidSeen > s.tree.LastProcessedZxid() {
+		// The client has seen a newer state than ours: it must try
+		// another server. Java closes without answering.
+		s.logger.Info().Int64("clientZxid", h.LastZxidSeen).Int64("serverZxid", s.tree.LastProcessedZxid()).
+			Msg("refusing session: client has seen a newer zxid")
+		c.nc.Close()
+		return
+	}
+	c.oldClient = h.OldClient
+	timeout := s.negotiateTimeout(h.TimeOut)
+	if h.SessionId == 0 {
+		h.TimeOut = timeout
+		id := s.tracker.newID()
+		c.nc.PauseReading()
+		req := &request{conn: c, sid: id, op: proto.OpCreateSession, handshake: &h}
+		s.outstanding.Add(1)
+		s.prepQueue.push(req)
+		return
+	}
+	sess := s.tracker.get(h.SessionId)
+	if sess != nil {
+		// Java closes the session's current connection before it even
+		// checks the password.
+		if old := s.tracker.connOf(sess); old != nil && old != c {
+			old.nc.Close()
+		}
+	}
+	pw := proto.SessionPassword(h.SessionId)
+	if sess == nil || !bytes.Equal(h.Passwd, pw[:]) || !s.tracker.isActive(sess) {
+		s.sendHandshakeReply(c, 0, 0, nil)
+		c.nc.CloseAfterFlush()
+		return
+	}
+	s.tracker.setTimeout(sess, timeout)
+	s.tracker.bind(sess, c)
+	c.mu.Lock()
+	c.session = sess
+	c.mu.Unlock()
+	s.sendHandshakeReply(c, timeout, sess.id, pw[:])
+}
+
+// negotiateTimeout clamps a requested timeout to the configured bounds;
+// Java clamps every value, zero and negative ones included.
+func (s *Server) negotiateTimeout(requested int32) int32 {
+	t := requested
+	if t < s.cfg.MinSessionTimeout {
+		t = s.cfg.MinSessionTimeout
+	}
+	if t > s.cfg.MaxSessionTimeout {
+		t = s.cfg.MaxSessionTimeout
+	}
+	return t
+}
+
+func (s *Server) sendHandshakeReply(c *connection, timeout int32, id int64, pw []byte) {
+	if pw == nil {
+		pw = make([]byte, proto.PasswordLength)
+	}
+	reply := proto.HandshakeReply{
+		ConnectResponse: proto.ConnectResponse{ProtocolVersion: 0, TimeOut: timeout, SessionId: id, Passwd: pw},
+		OldClient:       c.oldClient,
+	}
+	_ = c.nc.Send(jute.Marshal(&reply))
+}
+
+// finishConnect completes a new session once its createSession txn is
+// applied: the ConnectResponse goes out and held-back frames flow again.
+func (s *Server) finishConnect(r *request) {
+	c := r.conn
+	sess := s.tracker.add(r.sid, r.handshake.TimeOut)
+	if c.closed.Load() {
+		return
+	}
+	s.tracker.bind(sess, c)
+	c.mu.Lock()
+	c.session = sess
+	c.mu.Unlock()
+	pw := proto.SessionPassword(sess.id)
+	s.sendHandshakeReply(c, sess.timeout, sess.id, pw[:])
+	c.nc.ResumeReading()
+}
+
+// finishClose forgets a closed session and drops its connection.
+func (s *Server) finishClose(r *request) {
+	sess := s.tracker.remove(r.sid)
+	if sess == nil {
+		return
+	}
+	if r.conn == nil {
+		// Expired or closed by the server: the client learns it when it
+		// reconnects and gets timeOut 0.
+		if c := sess.conn; c != nil {
+			c.nc.CloseAfterFlush()
+		}
+	}
+}
+
+// handleAuth processes an auth packet at once, as Java does: its effect
+// applies to every request read after it.
+func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
+	var pkt proto.AuthPacket
+	r := jute.NewReader(body)
+	r.SetLimit(s.fieldLimit)
+	pkt.Decode(r)
+	var added []proto.Id
+	err := r.Err()
+	if err == nil {
+		added, err = s.acl.Authenticate(pkt.Scheme, pkt.Auth, c.nc.RemoteIP())
+	}
+	if err != nil {
+		s.logger.Info().Str("remote", c.nc.RemoteIP()).Str("scheme", pkt.Scheme).Err(err).Msg("authentication failed")
+		c.reply(xid, 0, proto.ErrAuthFailed, nil)
+		c.nc.CloseAfterFlush()
+		return
+	}
+	c.mu.Lock()
+	ids := append([]proto.Id(nil), c.ids...)
+	for _, id := range added {
+		dup := false
+		for _, have := range ids {
+			if have == id {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			ids = append(ids, id)
+		}
+	}
+	c.ids = ids
+	c.mu.Unlock()
+	c.reply(xid, 0, proto.ErrOK, nil)
+}

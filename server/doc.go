@@ -1,0 +1,22 @@
+// Package server is gozk's standalone ZooKeeper server: the session
+// tracker, the connection protocol (handshake, request decoding, replies
+// and notifications in the order Java sends them) and the request pipeline.
+//
+// Every write flows prep -> sync -> final, as in Apache ZooKeeper:
+//
+//   - prep (one goroutine, strict arrival order) validates a write against
+//     the data tree plus the changes still in flight, assigns its zxid and
+//     builds the txn in ZooKeeper's own encoding, or an ErrorTxn;
+//   - sync appends batches of txns to the Pebble log with one fsync per
+//     batch and passes them on only once they are durable;
+//   - final applies txns to the tree in zxid order, fires watches and
+//     answers.
+//
+// Reads skip the pipeline. A read from a session with nothing in flight is
+// answered at once on the connection's event loop; a read behind one of the
+// session's writes waits in that session's queue and runs when the write
+// has been applied, so every session sees its replies in request order. A
+// reader/writer lock around "apply and trigger watches" on one side and
+// "read and register a watch" on the other makes every notification caused
+// by a txn reach a connection before any reply that reflects the txn.
+package server

@@ -1,0 +1,245 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/gozk/gozk/persistence"
+	"github.com/gozk/gozk/proto"
+)
+
+// requestQueue is an unbounded FIFO that never blocks its producers, so an
+// event loop can hand a write to prep without waiting. Memory is bounded
+// elsewhere: connections stop reading once globalOutstandingLimit requests
+// are in flight.
+type requestQueue struct {
+	mu     sync.Mutex
+	items  []*request
+	signal chan struct{}
+	closed bool
+}
+
+func newRequestQueue() *requestQueue { return &requestQueue{signal: make(chan struct{}, 1)} }
+
+func (q *requestQueue) push(r *request) bool {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return false
+	}
+	q.items = append(q.items, r)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// popAll waits for work and takes everything queued; it returns nil once
+// the queue is closed and empty.
+func (q *requestQueue) popAll(dst []*request) []*request {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			dst = append(dst, q.items...)
+			clear(q.items)
+			q.items = q.items[:0]
+			q.mu.Unlock()
+			return dst
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return nil
+		}
+		q.mu.Unlock()
+		<-q.signal
+	}
+}
+
+func (q *requestQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+// maxSyncBatch caps one group commit, as zookeeper.maxBatchSize does.
+const maxSyncBatch = 1000
+
+// prepLoop prepares writes in arrival order and hands them to sync.
+func (s *Server) prepLoop() {
+	defer close(s.syncCh)
+	var batch []*request
+	for {
+		batch = s.prepQueue.popAll(batch[:0])
+		if batch == nil {
+			return
+		}
+		for i, r := range batch {
+			s.prep.prepare(r)
+			s.syncCh <- r
+			batch[i] = nil
+		}
+	}
+}
+
+// syncLoop appends txns to the log in batches, one fsync per batch, and
+// passes each request on only once its txn is durable.
+func (s *Server) syncLoop() {
+	defer close(s.finalCh)
+	batch := make([]*request, 0, maxSyncBatch)
+	entries := make([]persistence.Entry, 0, maxSyncBatch)
+	for {
+		r, ok := <-s.syncCh
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], r)
+	fill:
+		for len(batch) < maxSyncBatch {
+			select {
+			case r, ok := <-s.syncCh:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		entries = entries[:0]
+		for _, r := range batch {
+			if r.txn != nil {
+				r.txnBytes = r.txn.Marshal()
+				entries = append(entries, persistence.Entry{Zxid: r.txn.Header.Zxid, Data: r.txnBytes})
+			}
+		}
+		if len(entries) > 0 {
+			if err := s.txnLog.Append(entries); err != nil {
+				// Nothing after this point could be made durable; stop
+				// rather than acknowledge writes that may be lost.
+				s.fatal(err)
+				return
+			}
+		}
+		for i, r := range batch {
+			s.finalCh <- r
+			batch[i] = nil
+		}
+	}
+}
+
+// finalLoop applies txns in zxid order and answers.
+func (s *Server) finalLoop() {
+	defer close(s.finalDone)
+	for r := range s.finalCh {
+		s.apply(r)
+	}
+}
+
+// apply applies r's txn, fires its watches and answers r, then anything
+// of r's session that waited for it.
+func (s *Server) apply(r *request) {
+	if r.txn != nil {
+		s.applyMu.Lock()
+		r.result = s.tree.Apply(r.txn)
+		for _, ev := range r.result.Events {
+			s.watches.Trigger(ev.Type, ev.Path)
+		}
+		s.applyMu.Unlock()
+		s.prep.changes.applied(r.txn.Header.Zxid)
+	}
+	s.outstanding.Add(-1)
+	switch r.op {
+	case proto.OpCreateSession:
+		s.finishConnect(r)
+		return
+	case proto.OpCloseSession:
+		s.finishClose(r)
+	}
+	if r.session == nil {
+		return
+	}
+	r.session.mu.Lock()
+	r.done = true
+	r.session.mu.Unlock()
+	s.drain(r.session)
+	if r.conn != nil {
+		r.conn.requestFinished()
+	}
+}
+
+// drain answers the session's queued requests from the head for as long as
+// the head is a read or an applied write.
+func (s *Server) drain(sess *session) {
+	sess.mu.Lock()
+	if sess.draining {
+		sess.mu.Unlock()
+		return
+	}
+	sess.draining = true
+	for len(sess.queue) > 0 {
+		head := sess.queue[0]
+		if head.isWrite() && !head.done {
+			break
+		}
+		sess.queue[0] = nil
+		sess.queue = sess.queue[1:]
+		sess.mu.Unlock()
+		if head.isWrite() {
+			s.replyWrite(head)
+		} else if head.conn != nil {
+			s.executeRead(head.conn, head.xid, head.op, head.body, head.ids)
+		}
+		sess.mu.Lock()
+	}
+	if len(sess.queue) == 0 {
+		sess.queue = nil
+	}
+	sess.draining = false
+	sess.mu.Unlock()
+}
+
+// replyWrite answers an applied write.
+func (s *Server) replyWrite(r *request) {
+	c := r.conn
+	if c == nil {
+		return
+	}
+	zxid := r.zxid
+	if r.txn == nil {
+		zxid = s.tree.LastProcessedZxid()
+	}
+	if r.err != proto.ErrOK && (r.op != proto.OpMulti || r.err == proto.ErrMarshallingError) {
+		c.reply(r.xid, zxid, r.err, nil)
+		return
+	}
+	res := &r.result
+	switch r.op {
+	case proto.OpMulti:
+		c.reply(r.xid, zxid, proto.ErrOK, &proto.MultiResponse{Results: res.Multi})
+		return
+	}
+	if res.Err != proto.ErrOK {
+		c.reply(r.xid, zxid, res.Err, nil)
+		return
+	}
+	switch r.op {
+	case proto.OpCreate:
+		c.reply(r.xid, zxid, proto.ErrOK, &proto.CreateResponse{Path: res.Path})
+	case proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL:
+		c.reply(r.xid, zxid, proto.ErrOK, &proto.Create2Response{Path: res.Path, Stat: res.Stat})
+	case proto.OpSetData:
+		c.reply(r.xid, zxid, proto.ErrOK, &proto.SetDataResponse{Stat: res.Stat})
+	case proto.OpSetACL:
+		c.reply(r.xid, zxid, proto.ErrOK, &proto.SetACLResponse{Stat: res.Stat})
+	default:
+		c.reply(r.xid, zxid, proto.ErrOK, nil)
+	}
+	if r.op == proto.OpCloseSession {
+		c.closeAfterFlush()
+	}
+}

@@ -1,0 +1,344 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/acl"
+	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/netio"
+	"github.com/gozk/gozk/persistence"
+	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/watches"
+)
+
+// Config is what a standalone server needs; conf turns a zoo.cfg into it.
+type Config struct {
+	ClientAddr             string        // clientPortAddress:clientPort
+	DataDir                string        // dataDir
+	DataLogDir             string        // dataLogDir ("" = DataDir)
+	TickTime               time.Duration // tickTime
+	MinSessionTimeout      int32         // ms; 0 = 2 x tickTime
+	MaxSessionTimeout      int32         // ms; 0 = 20 x tickTime
+	MaxClientCnxns         int           // per IP, 0 = unlimited
+	MaxCnxns               int           // zookeeper.maxCnxns, 0 = unlimited
+	GlobalOutstandingLimit int           // default 1000
+	SnapCount              int           // zookeeper.snapCount
+	JuteMaxBuffer          int           // jute.maxbuffer
+	JuteMaxBufferExtra     int           // zookeeper.jute.maxbuffer.extrasize, -1 = same as JuteMaxBuffer
+	ExtendedTypesEnabled   bool          // zookeeper.extendedTypesEnabled
+	ContainerCheckInterval time.Duration // znode.container.checkIntervalMs
+	ContainerMaxPerMinute  int           // znode.container.maxPerMinute
+	ContainerMaxNeverUsed  time.Duration // znode.container.maxNeverUsedIntervalMs
+	EnforceQuota           bool          // zookeeper.enforceQuota
+	DigestEnabled          bool          // zookeeper.digest.enabled
+	ReconfigEnabled        bool          // reconfigEnabled
+	ForceSync              bool          // zookeeper.forceSync
+	FsyncWarning           time.Duration // fsync.warningthresholdms
+	ACL                    acl.Config    // skipACL, superDigest, providers
+	Logger                 zerolog.Logger
+	// FourLetterWords answers 4lw commands; nil answers only ruok.
+	FourLetterWords func(cmd string) []byte
+}
+
+// Defaults returns the configuration of `gozk server` without a zoo.cfg.
+func Defaults() Config {
+	return Config{
+		ClientAddr:             "127.0.0.1:2181",
+		DataDir:                "data",
+		TickTime:               2000 * time.Millisecond,
+		MaxClientCnxns:         60,
+		GlobalOutstandingLimit: 1000,
+		SnapCount:              100000,
+		JuteMaxBuffer:          jute.DefaultMaxBuffer,
+		JuteMaxBufferExtra:     -1,
+		ContainerCheckInterval: time.Minute,
+		ContainerMaxPerMinute:  10000,
+		DigestEnabled:          true,
+		ForceSync:              true,
+		FsyncWarning:           time.Second,
+		ACL:                    acl.Config{DigestEnabled: true, DigestAlg: "SHA1"},
+		Logger:                 zerolog.Nop(),
+	}
+}
+
+// Server is a running standalone gozk.
+type Server struct {
+	cfg        Config
+	logger     zerolog.Logger
+	fieldLimit int
+
+	tree    *db.Tree
+	watches *watches.Manager
+	acl     *acl.Checker
+	txnLog  *persistence.TxnLog
+	tracker *sessionTracker
+	net     *netio.Server
+
+	prep      *prepStage
+	prepQueue *requestQueue
+	syncCh    chan *request
+	finalCh   chan *request
+	finalDone chan struct{}
+
+	// applyMu orders "apply a txn and fire its watches" against "read and
+	// register a watch" (see the package comment).
+	applyMu sync.RWMutex
+
+	outstanding     atomic.Int64
+	fourLetterWords func(cmd string) []byte
+
+	stop      chan struct{}
+	bg        sync.WaitGroup
+	closeOnce sync.Once
+	fatalErr  atomic.Pointer[error]
+	failed    chan struct{}
+	failOnce  sync.Once
+}
+
+// Start opens the data directory, replays the txn log, and starts serving.
+func Start(cfg Config) (*Server, error) {
+	if cfg.TickTime <= 0 {
+		return nil, errors.New("tickTime must be positive")
+	}
+	tick := int32(cfg.TickTime.Milliseconds())
+	if cfg.MinSessionTimeout <= 0 {
+		cfg.MinSessionTimeout = 2 * tick
+	}
+	if cfg.MaxSessionTimeout <= 0 {
+		cfg.MaxSessionTimeout = 20 * tick
+	}
+	if cfg.MinSessionTimeout > cfg.MaxSessionTimeout {
+		return nil, fmt.Errorf("minSessionTimeout %d is larger than maxSessionTimeout %d", cfg.MinSessionTimeout, cfg.MaxSessionTimeout)
+	}
+	if cfg.GlobalOutstandingLimit <= 0 {
+		cfg.GlobalOutstandingLimit = 1000
+	}
+	if cfg.JuteMaxBuffer <= 0 {
+		cfg.JuteMaxBuffer = jute.DefaultMaxBuffer
+	}
+	if cfg.DataLogDir == "" {
+		cfg.DataLogDir = cfg.DataDir
+	}
+	checker, err := acl.NewChecker(cfg.ACL)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:             cfg,
+		logger:          cfg.Logger,
+		fieldLimit:      jute.FieldLimit(cfg.JuteMaxBuffer, cfg.JuteMaxBufferExtra),
+		watches:         watches.NewManager(),
+		acl:             checker,
+		tracker:         newSessionTracker(cfg.TickTime, 1),
+		prepQueue:       newRequestQueue(),
+		syncCh:          make(chan *request, 4096),
+		finalCh:         make(chan *request, 4096),
+		finalDone:       make(chan struct{}),
+		fourLetterWords: cfg.FourLetterWords,
+		stop:            make(chan struct{}),
+		failed:          make(chan struct{}),
+	}
+	logger := cfg.Logger
+	s.tree = db.New(db.Options{
+		ExtendedTypesEnabled: cfg.ExtendedTypesEnabled,
+		DigestEnabled:        cfg.DigestEnabled,
+		Logger:               func(msg string) { logger.Warn().Msg(msg) },
+	})
+	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
+
+	began := time.Now()
+	s.txnLog, err = persistence.Open(persistence.Options{
+		Dir:           filepath.Join(cfg.DataLogDir, "version-2"),
+		ForceSync:     cfg.ForceSync,
+		SlowFsyncWarn: cfg.FsyncWarning,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the txn log in %s: %w", cfg.DataLogDir, err)
+	}
+	replayed, err := s.replay()
+	if err != nil {
+		s.txnLog.Close()
+		return nil, err
+	}
+	s.prep.lastZxid = s.tree.LastProcessedZxid()
+	for id, timeout := range s.tree.Sessions() {
+		s.tracker.add(id, timeout)
+	}
+	s.logger.Info().Int("txns", replayed).Int64("zxid", s.tree.LastProcessedZxid()).
+		Int("sessions", s.tracker.count()).Int("znodes", s.tree.NodeCount()).
+		Dur("took", time.Since(began)).Msg("data loaded")
+
+	go s.prepLoop()
+	go s.syncLoop()
+	go s.finalLoop()
+	s.bg.Add(2)
+	go s.expiryLoop()
+	go s.containerLoop()
+
+	s.net, err = netio.Listen(netio.Config{
+		Addr:           cfg.ClientAddr,
+		MaxClientCnxns: cfg.MaxClientCnxns,
+		MaxCnxns:       cfg.MaxCnxns,
+		MaxFrame:       cfg.JuteMaxBuffer,
+	}, s)
+	if err != nil {
+		s.shutdownPipeline()
+		return nil, fmt.Errorf("listening on %s: %w", cfg.ClientAddr, err)
+	}
+	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
+		Dur("tickTime", cfg.TickTime).Msg("serving clients")
+	return s, nil
+}
+
+// replay applies every logged txn to the empty tree.
+func (s *Server) replay() (int, error) {
+	n := 0
+	err := s.txnLog.Replay(1, func(zxid int64, data []byte) error {
+		txn, err := proto.DecodeTxn(data, s.fieldLimit)
+		if err != nil {
+			return fmt.Errorf("txn 0x%x in the log cannot be decoded: %w", zxid, err)
+		}
+		s.tree.Apply(txn)
+		n++
+		return nil
+	})
+	return n, err
+}
+
+// Addr returns the address clients connect to.
+func (s *Server) Addr() net.Addr { return s.net.Addr() }
+
+// Failed is closed when the server stopped on an unrecoverable error, such
+// as a txn log that can no longer be written.
+func (s *Server) Failed() <-chan struct{} { return s.failed }
+
+// Err returns the error that stopped the server, if any.
+func (s *Server) Err() error {
+	if p := s.fatalErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (s *Server) fatal(err error) {
+	s.failOnce.Do(func() {
+		s.fatalErr.Store(&err)
+		s.logger.Error().Err(err).Msg("txn log write failed; the server stops taking writes")
+		close(s.failed)
+	})
+}
+
+// Close stops accepting connections, finishes and logs the writes already
+// received, and closes the data directory.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		if s.net != nil {
+			err = s.net.Close()
+		}
+		s.shutdownPipeline()
+		s.logger.Info().Msg("stopped")
+	})
+	return err
+}
+
+func (s *Server) shutdownPipeline() {
+	close(s.stop)
+	s.bg.Wait()
+	s.prepQueue.close()
+	<-s.finalDone
+	if err := s.txnLog.Close(); err != nil {
+		s.logger.Error().Err(err).Msg("closing the txn log")
+	}
+}
+
+// submitInternal sends a server-made write (expiry, container reaping)
+// through the pipeline.
+func (s *Server) submitInternal(r *request) bool {
+	s.outstanding.Add(1)
+	if !s.prepQueue.push(r) {
+		s.outstanding.Add(-1)
+		return false
+	}
+	return true
+}
+
+// expiryLoop closes sessions whose deadline passed, at each tick.
+func (s *Server) expiryLoop() {
+	defer s.bg.Done()
+	ticker := time.NewTicker(s.cfg.TickTime)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-ticker.C:
+			for _, sess := range s.tracker.expired(now.UnixMilli()) {
+				s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).Msg("session expired")
+				s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
+			}
+		}
+	}
+}
+
+// containerLoop deletes empty containers and expired TTL nodes through
+// deleteContainer txns, at most ContainerMaxPerMinute a minute.
+func (s *Server) containerLoop() {
+	defer s.bg.Done()
+	interval := s.cfg.ContainerCheckInterval
+	if interval <= 0 {
+		interval = time.Minute
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-ticker.C:
+		}
+		limit := s.cfg.ContainerMaxPerMinute
+		if limit <= 0 {
+			limit = 10000
+		}
+		// Spread the per-minute budget over the check interval.
+		perRun := int(int64(limit) * int64(interval) / int64(time.Minute))
+		if perRun < 1 {
+			perRun = 1
+		}
+		s.applyMu.RLock()
+		paths := s.tree.ContainerCandidates(time.Now().UnixMilli(), s.cfg.ContainerMaxNeverUsed.Milliseconds(), perRun)
+		s.applyMu.RUnlock()
+		for _, p := range paths {
+			var w jute.Writer
+			w.WriteBuffer([]byte(p))
+			s.submitInternal(&request{sid: 0, op: proto.OpDeleteContainer, body: w.Bytes()})
+		}
+	}
+}
+
+// Stats for monitoring.
+
+// SessionCount returns the number of live sessions.
+func (s *Server) SessionCount() int { return s.tracker.count() }
+
+// LastZxid returns the zxid of the last applied txn.
+func (s *Server) LastZxid() int64 { return s.tree.LastProcessedZxid() }
+
+// Tree exposes the data tree for monitoring commands.
+func (s *Server) Tree() *db.Tree { return s.tree }
+
+// Watches exposes the watch registry for monitoring commands.
+func (s *Server) Watches() *watches.Manager { return s.watches }
+
+// Outstanding returns the number of requests in the pipeline.
+func (s *Server) Outstanding() int64 { return s.outstanding.Load() }

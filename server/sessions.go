@@ -1,0 +1,221 @@
+package server
+
+import (
+	"sync"
+	"time"
+)
+
+// session is one client session. Its request queue keeps the session's
+// replies in request order: reads that arrive while one of its writes is in
+// flight wait here for it.
+type session struct {
+	id      int64
+	timeout int32 // negotiated, ms
+
+	// Guarded by the tracker's mutex.
+	expireAt int64 // ms, a multiple of tickTime
+	closing  bool
+	conn     *connection
+
+	mu       sync.Mutex
+	queue    []*request // requests not yet answered, in arrival order
+	draining bool       // a goroutine is answering from the queue
+}
+
+// sessionTracker owns session ids, timeouts and expiry. Expiry works in
+// buckets one tick wide, as Java's ExpiryQueue does: a touch moves the
+// session to the bucket of roundUp(now + timeout), and the expirer wakes at
+// each tick boundary to close what is due.
+type sessionTracker struct {
+	tickTime int64
+
+	mu       sync.Mutex
+	sessions map[int64]*session
+	buckets  map[int64]map[int64]*session // expiry time -> id -> session
+	nextID   int64
+}
+
+// firstSessionID is Java's initial session id: the server id in the top
+// byte and the low 40 bits of the millisecond clock shifted left by 16.
+// A standalone server uses server id 1.
+func firstSessionID(serverID int64, nowMillis int64) int64 {
+	return serverID<<56 | int64(uint64(nowMillis<<24)>>8)
+}
+
+func newSessionTracker(tickTime time.Duration, serverID int64) *sessionTracker {
+	return &sessionTracker{
+		tickTime: tickTime.Milliseconds(),
+		sessions: map[int64]*session{},
+		buckets:  map[int64]map[int64]*session{},
+		nextID:   firstSessionID(serverID, time.Now().UnixMilli()),
+	}
+}
+
+// newID returns a fresh session id, never the container marker.
+func (t *sessionTracker) newID() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for {
+		id := t.nextID
+		t.nextID++
+		if id != -1<<63 && id != 0 && t.sessions[id] == nil {
+			return id
+		}
+	}
+}
+
+func (t *sessionTracker) roundToTick(ms int64) int64 {
+	return (ms/t.tickTime + 1) * t.tickTime
+}
+
+// add registers a session (new, or recovered from the log) and starts its
+// expiry clock.
+func (t *sessionTracker) add(id int64, timeout int32) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[id]
+	if s == nil {
+		s = &session{id: id, timeout: timeout}
+		t.sessions[id] = s
+	}
+	s.timeout = timeout
+	t.touchLocked(s, time.Now().UnixMilli())
+	return s
+}
+
+func (t *sessionTracker) get(id int64) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessions[id]
+}
+
+// touch extends a session's life; it fails for unknown and closing
+// sessions, whose requests Java drops without a reply.
+func (t *sessionTracker) touch(s *session) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s.closing || t.sessions[s.id] != s {
+		return false
+	}
+	t.touchLocked(s, time.Now().UnixMilli())
+	return true
+}
+
+// touchLocked moves s to the bucket of now + timeout.
+func (t *sessionTracker) touchLocked(s *session, now int64) {
+	at := t.roundToTick(now + int64(s.timeout))
+	if at == s.expireAt {
+		return
+	}
+	if b := t.buckets[s.expireAt]; b != nil {
+		delete(b, s.id)
+		if len(b) == 0 {
+			delete(t.buckets, s.expireAt)
+		}
+	}
+	s.expireAt = at
+	b := t.buckets[at]
+	if b == nil {
+		b = map[int64]*session{}
+		t.buckets[at] = b
+	}
+	b[s.id] = s
+}
+
+// setTimeout renegotiates a reconnecting session's timeout.
+func (t *sessionTracker) setTimeout(s *session, timeout int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s.timeout = timeout
+	t.touchLocked(s, time.Now().UnixMilli())
+}
+
+// markClosing flags s so that its later requests are dropped; it returns
+// false if s was already closing or gone.
+func (t *sessionTracker) markClosing(s *session) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s.closing || t.sessions[s.id] != s {
+		return false
+	}
+	s.closing = true
+	return true
+}
+
+func (t *sessionTracker) isActive(s *session) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !s.closing && t.sessions[s.id] == s
+}
+
+// remove forgets a closed session.
+func (t *sessionTracker) remove(id int64) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[id]
+	if s == nil {
+		return nil
+	}
+	delete(t.sessions, id)
+	if b := t.buckets[s.expireAt]; b != nil {
+		delete(b, id)
+		if len(b) == 0 {
+			delete(t.buckets, s.expireAt)
+		}
+	}
+	return s
+}
+
+// expired marks closing and returns every session whose bucket is due.
+func (t *sessionTracker) expired(now int64) []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []*session
+	for at, b := range t.buckets {
+		if at > now {
+			continue
+		}
+		for _, s := range b {
+			if !s.closing {
+				s.closing = true
+				out = append(out, s)
+			}
+		}
+		delete(t.buckets, at)
+	}
+	return out
+}
+
+// bind attaches conn to s and returns the connection it replaces, if any.
+func (t *sessionTracker) bind(s *session, conn *connection) *connection {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := s.conn
+	s.conn = conn
+	if old == conn {
+		return nil
+	}
+	return old
+}
+
+// unbind detaches conn from s if it is still the session's connection.
+func (t *sessionTracker) unbind(s *session, conn *connection) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s.conn == conn {
+		s.conn = nil
+	}
+}
+
+func (t *sessionTracker) connOf(s *session) *connection {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return s.conn
+}
+
+// count returns the number of live sessions.
+func (t *sessionTracker) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.sessions)
+}
