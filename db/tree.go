@@ -18,7 +18,10 @@ type Options struct {
 	// DigestEnabled maintains Java's version-2 tree digest
 	// (zookeeper.digest.enabled).
 	DigestEnabled bool
-	// Logger receives quota-exceeded log lines; nil discards them.
+	// Logger receives quota-exceeded log lines (from CheckQuota, which
+	// runs under the read lock and so possibly on several goroutines at
+	// once); nil discards them. Java rate-limits these lines; a Logger
+	// that wants the same must do it itself.
 	Logger func(msg string)
 }
 
