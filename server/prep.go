@@ -404,6 +404,11 @@ func (p *prepStage) prepareMulti(r *request, zxid int64, now int64, m *proto.Mul
 			}
 			var code proto.ErrCode
 			typ, body, code = p.check(r, zxid, op.Type, rec)
+			if typ == proto.OpCreate2 {
+				// Java logs a create2 op of a multi as a plain create,
+				// and answers it with a path-only result.
+				typ = proto.OpCreate
+			}
 			if code != proto.ErrOK {
 				failed = code
 				p.changes.rollback(snap)
