@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"strings"
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,7 @@ type connection struct {
 	oldClient bool
 
 	handshakeStarted bool
-	unknownOps       int
+	unknownOps       atomic.Int32
 	throttled        atomic.Bool
 	closed           atomic.Bool
 	outstanding      atomic.Int64
@@ -110,13 +111,35 @@ func (s *Server) OnClose(nc *netio.Conn, err error) {
 
 // OnFourLetterWord implements netio.Handler.
 func (s *Server) OnFourLetterWord(nc *netio.Conn, cmd string) []byte {
+	if !s.fourLetterAllowed(cmd) {
+		return []byte(cmd + " is not executed because it is not in the whitelist.\n")
+	}
 	if s.fourLetterWords != nil {
 		return s.fourLetterWords(cmd)
 	}
-	if cmd == "ruok" {
+	switch cmd {
+	case "ruok":
 		return []byte("imok")
+	case "isro":
+		return []byte("rw")
 	}
-	return []byte(cmd + " is not executed because it is not in the whitelist.\n")
+	// The monitoring commands are not wired in yet: close without output.
+	return nil
+}
+
+// fourLetterAllowed applies 4lw.commands.whitelist as Java does: a comma
+// list, "*" for every word, and srvr always allowed.
+func (s *Server) fourLetterAllowed(cmd string) bool {
+	if cmd == "srvr" {
+		return true
+	}
+	for _, w := range strings.Split(s.cfg.FourLetterWhitelist, ",") {
+		w = strings.TrimSpace(w)
+		if w == "*" || w == cmd {
+			return true
+		}
+	}
+	return false
 }
 
 // OnFrame implements netio.Handler: one complete frame from a client.
@@ -278,16 +301,14 @@ func (s *Server) finishConnect(r *request) {
 
 // finishClose forgets a closed session and drops its connection.
 func (s *Server) finishClose(r *request) {
-	sess := s.tracker.remove(r.sid)
+	sess, bound := s.tracker.remove(r.sid)
 	if sess == nil {
 		return
 	}
-	if r.conn == nil {
+	if r.conn == nil && bound != nil {
 		// Expired or closed by the server: the client learns it when it
 		// reconnects and gets timeOut 0.
-		if c := sess.conn; c != nil {
-			c.nc.CloseAfterFlush()
-		}
+		bound.nc.CloseAfterFlush()
 	}
 }
 

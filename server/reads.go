@@ -217,9 +217,9 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 	default:
 		// Java answers an unknown opcode with Unimplemented and zxid -1,
 		// and drops the connection at the second one.
-		c.unknownOps++
+		n := c.unknownOps.Add(1)
 		c.reply(xid, -1, proto.ErrUnimplemented, nil)
-		if c.unknownOps > 1 {
+		if n > 1 {
 			c.nc.CloseAfterFlush()
 		}
 	}

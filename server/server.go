@@ -45,7 +45,10 @@ type Config struct {
 	FsyncWarning           time.Duration // fsync.warningthresholdms
 	ACL                    acl.Config    // skipACL, superDigest, providers
 	Logger                 zerolog.Logger
-	// FourLetterWords answers 4lw commands; nil answers only ruok.
+	// FourLetterWhitelist is 4lw.commands.whitelist (default "srvr").
+	FourLetterWhitelist string
+	// FourLetterWords answers whitelisted 4lw commands; nil answers only
+	// ruok and isro.
 	FourLetterWords func(cmd string) []byte
 }
 
@@ -62,6 +65,7 @@ func Defaults() Config {
 		JuteMaxBufferExtra:     -1,
 		ContainerCheckInterval: time.Minute,
 		ContainerMaxPerMinute:  10000,
+		FourLetterWhitelist:    "srvr",
 		DigestEnabled:          true,
 		ForceSync:              true,
 		FsyncWarning:           time.Second,

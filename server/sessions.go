@@ -148,13 +148,14 @@ func (t *sessionTracker) isActive(s *session) bool {
 	return !s.closing && t.sessions[s.id] == s
 }
 
-// remove forgets a closed session.
-func (t *sessionTracker) remove(id int64) *session {
+// remove forgets a closed session and returns it with the connection it
+// was bound to.
+func (t *sessionTracker) remove(id int64) (*session, *connection) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.sessions[id]
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	delete(t.sessions, id)
 	if b := t.buckets[s.expireAt]; b != nil {
@@ -163,7 +164,7 @@ func (t *sessionTracker) remove(id int64) *session {
 			delete(t.buckets, s.expireAt)
 		}
 	}
-	return s
+	return s, s.conn
 }
 
 // expired marks closing and returns every session whose bucket is due.

@@ -146,6 +146,7 @@ func serverConfig(c *conf.Config, logger zerolog.Logger) server.Config {
 		DigestAlg:      c.DigestAlg,
 		ExtraProviders: c.AuthProviders,
 	}
+	sc.FourLetterWhitelist = c.FourLetterWhitelist
 	sc.Logger = logger
 	return sc
 }
