@@ -2,8 +2,8 @@ package server
 
 import (
 	"bytes"
-	"strings"
 	"encoding/binary"
+	"strings"
 	"sync"
 	"sync/atomic"
 

@@ -96,7 +96,7 @@ func TestFailedWritesConsumeZxids(t *testing.T) {
 	c.Create("/z", nil, 0, zk.WorldACL(zk.PermAll))
 	_, st, _ := c.Exists("/z")
 	c.Create("/z", nil, 0, zk.WorldACL(zk.PermAll)) // NodeExists: still a zxid
-	c.Sync("/z")                                      // sync: none
+	c.Sync("/z")                                    // sync: none
 	c.Create("/z2", nil, 0, zk.WorldACL(zk.PermAll))
 	_, st2, _ := c.Exists("/z2")
 	if st2.Czxid != st.Czxid+2 {
