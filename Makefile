@@ -1,3 +1,83 @@
+# gozk's make targets. `make test` is the test command: it needs Go and
+# the module proxy, nothing else (no Java, no ZooKeeper).
+#
+#   make build             compile every package, and bin/gozk once cmd/gozk is a main package
+#   make test              go vet and go test, all packages
+#   make generate          go generate ./... (proto/zookeeper_gen.go from proto/zookeeper.jute)
+#   make check-generated   fail if the generated files differ from what is committed
+#   make lint              gofmt, go vet and staticcheck
+#   make fuzz              every fuzz target for FUZZTIME (default 60s), one after another
+#   make bench             every benchmark, with allocation counts
+#   make interop           the compatibility tests under compat/ (tag interop)
+#   make golden            regenerate proto's golden vectors with ZooKeeper's Java classes
+
+GO ?= go
+FUZZTIME ?= 60s
+# FUZZPKGS are the packages whose Fuzz targets `make fuzz` runs.
+FUZZPKGS ?= ./...
+# GENERATED lists the committed files that `make generate` writes.
+GENERATED ?= proto/zookeeper_gen.go
+# staticcheck 2026.2.2 (module version v0.8.2) is built for Go 1.26; it is
+# installed into bin/tools when that version is not there yet.
+STATICCHECK_VERSION ?= v0.8.2
+TOOLS := $(CURDIR)/bin/tools
+STATICCHECK := $(TOOLS)/staticcheck
+
+.DEFAULT_GOAL := build
+
+.PHONY: build test generate check-generated lint staticcheck fuzz bench interop
+
+build:
+	$(GO) build ./...
+	@if [ "$$($(GO) list -f '{{.Name}}' ./cmd/gozk 2>/dev/null)" = main ]; then \
+		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
+		$(GO) build -o bin/gozk ./cmd/gozk; \
+	fi
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+generate:
+	$(GO) generate ./...
+
+check-generated: generate
+	git diff --exit-code -- $(GENERATED)
+
+lint: staticcheck
+	@unformatted="$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+staticcheck:
+	@if ! "$(STATICCHECK)" -version 2>/dev/null | grep -q '($(STATICCHECK_VERSION:v%=%))'; then \
+		echo "installing staticcheck $(STATICCHECK_VERSION) into bin/tools"; \
+		GOBIN="$(TOOLS)" $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+	fi
+
+# One target at a time: fuzzing already uses every core.
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(FUZZPKGS)); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# The compat tests drive real clients against a real gozk; they live behind
+# the interop build tag so that `make test` stays self-contained.
+interop:
+	@if [ -d compat ]; then \
+		echo "$(GO) test -tags interop ./compat/..."; \
+		$(GO) test -tags interop ./compat/...; \
+	else \
+		echo "no compat/ directory yet"; \
+	fi
+
 # golden regenerates the golden vectors in proto/testdata/golden from
 # Apache ZooKeeper's own Java classes, then runs the Go tests that check
 # them. It needs javac and the ZooKeeper jars (Debian/Ubuntu:
