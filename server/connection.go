@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"encoding/binary"
 	"strings"
 	"sync"
@@ -326,23 +327,21 @@ func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
 	}
 	if err != nil {
 		s.logger.Info().Str("remote", c.nc.RemoteIP()).Str("scheme", pkt.Scheme).Err(err).Msg("authentication failed")
+		if errors.Is(err, acl.ErrEnsembleRejected) {
+			// Java drops the connection before its reply goes out.
+			c.nc.Close()
+			return
+		}
 		c.reply(xid, 0, proto.ErrAuthFailed, nil)
 		c.nc.CloseAfterFlush()
 		return
 	}
 	c.mu.Lock()
+	// Copy, so requests already read keep the identities they saw; add in
+	// Java's set order, which whoAmI and "auth" ACL expansion expose.
 	ids := append([]proto.Id(nil), c.ids...)
 	for _, id := range added {
-		dup := false
-		for _, have := range ids {
-			if have == id {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			ids = append(ids, id)
-		}
+		ids = acl.AddIdentity(ids, id)
 	}
 	c.ids = ids
 	c.mu.Unlock()
