@@ -2,8 +2,8 @@ package server
 
 import (
 	"bytes"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
