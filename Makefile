@@ -97,3 +97,23 @@ golden:
 	javac -Xlint:all,-path -d $(GOLDEN_CLASSES) -cp $(GOLDEN_CP) $(GOLDEN_SRC)/*.java
 	java -cp $(GOLDEN_RUN_CP) GoldenVectors proto/testdata/golden proto/zookeeper.jute
 	go test ./proto/ -run '^TestGolden'
+
+# bench-compare builds gozk, starts Apache ZooKeeper 3.8.0 and gozk side by
+# side (standalone on loopback ports, tickTime 2000, forceSync on, data
+# directories under .bench/ on the same disk), runs the same grid of
+# workloads against each with the same client, and prints the gozk/Java
+# ratios. The results are saved as JSON under .bench/ (git-ignored).
+# BENCH_ARGS adds flags of `gozk bench compare`, e.g.
+#   make bench-compare BENCH_ARGS='--workloads get,set,create --shapes 16x1,64x4'
+BENCH_ZK_LIB ?= /usr/share/java
+BENCH_DURATION ?= 5s
+BENCH_WARMUP ?= 1s
+BENCH_ARGS ?=
+
+.PHONY: bench-compare
+bench-compare:
+	go build -o bin/gozk ./cmd/gozk
+	bin/gozk bench compare --zk-lib $(BENCH_ZK_LIB) --dir .bench --out .bench \
+		--duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) \
+		--workloads get,set,create,mixed,connect,watch --shapes 1x1,16x1,64x4 \
+		--watchers 1000 --value-size 100 --read-ratio 0.9 $(BENCH_ARGS)

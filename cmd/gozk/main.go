@@ -38,6 +38,7 @@ func main() {
 		EnableBashCompletion: true,
 		Commands: []*cli.Command{
 			serverCommand(),
+			benchCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",

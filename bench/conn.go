@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/proto"
+)
+
+// Special xids of server frames.
+const (
+	xidNotification = -1
+	xidPing         = -2
+)
+
+// maxFrame bounds a reply frame; ZooKeeper's default jute.maxbuffer is 1 MiB
+// and a reply may carry a little more than the data it returns.
+const maxFrame = 4 << 20
+
+// conn is one ZooKeeper session on one TCP connection. Requests are
+// appended to an output buffer and written by flush; replies are read in
+// order. A conn belongs to one goroutine.
+type conn struct {
+	nc        net.Conn
+	br        *bufio.Reader
+	out       jute.Writer
+	frame     []byte
+	xid       int32
+	sessionID int64
+	timeout   time.Duration // negotiated session timeout
+	ioTimeout time.Duration // bound on any one wait for the server
+}
+
+// dialOptions are the knobs of a new session.
+type dialOptions struct {
+	sessionTimeout time.Duration // requested
+	ioTimeout      time.Duration
+}
+
+// dial connects to addr and establishes a new session.
+func dial(addr string, o dialOptions) (*conn, error) {
+	nc, err := net.DialTimeout("tcp", addr, o.ioTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	c := &conn{nc: nc, br: bufio.NewReaderSize(nc, 64<<10), ioTimeout: o.ioTimeout}
+	if err := c.handshake(o.sessionTimeout); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *conn) handshake(timeout time.Duration) error {
+	h := proto.Handshake{ConnectRequest: proto.ConnectRequest{
+		TimeOut: int32(timeout / time.Millisecond),
+		Passwd:  make([]byte, proto.PasswordLength),
+	}}
+	at := c.out.BeginLength()
+	h.Encode(&c.out)
+	c.out.EndLength(at)
+	if err := c.flush(); err != nil {
+		return err
+	}
+	body, err := c.readFrame()
+	if err != nil {
+		return fmt.Errorf("handshake: %w", err)
+	}
+	var reply proto.HandshakeReply
+	if err := jute.Unmarshal(body, &reply); err != nil {
+		return fmt.Errorf("handshake reply: %w", err)
+	}
+	if reply.SessionId == 0 || reply.TimeOut <= 0 {
+		return errors.New("handshake: the server refused the session")
+	}
+	c.sessionID = reply.SessionId
+	c.timeout = time.Duration(reply.TimeOut) * time.Millisecond
+	return nil
+}
+
+// queue appends a request and returns its xid. It is not written until
+// flush.
+func (c *conn) queue(op proto.OpCode, rec jute.Record) int32 {
+	c.xid++
+	if c.xid <= 0 { // stay clear of the special xids after wrapping
+		c.xid = 1
+	}
+	at := c.out.BeginLength()
+	hdr := proto.RequestHeader{Xid: c.xid, Type: int32(op)}
+	hdr.Encode(&c.out)
+	if rec != nil {
+		rec.Encode(&c.out)
+	}
+	c.out.EndLength(at)
+	return c.xid
+}
+
+// pending reports whether queued requests await flush.
+func (c *conn) pending() bool { return c.out.Len() > 0 }
+
+// flush writes the queued requests in one write.
+func (c *conn) flush() error {
+	if c.out.Len() == 0 {
+		return nil
+	}
+	c.nc.SetWriteDeadline(time.Now().Add(c.ioTimeout))
+	_, err := c.nc.Write(c.out.Bytes())
+	c.out.Reset()
+	return err
+}
+
+// frameBuffered reports whether a whole frame is already buffered, so that
+// reading it will not block.
+func (c *conn) frameBuffered() bool {
+	n := c.br.Buffered()
+	if n < 4 {
+		return false
+	}
+	b, _ := c.br.Peek(4)
+	return n >= 4+int(binary.BigEndian.Uint32(b))
+}
+
+// readFrame returns the next frame's body, valid until the next call. Any
+// queued requests are flushed first when the read could block.
+func (c *conn) readFrame() ([]byte, error) {
+	if !c.frameBuffered() {
+		if err := c.flush(); err != nil {
+			return nil, err
+		}
+		c.nc.SetReadDeadline(time.Now().Add(c.ioTimeout))
+	}
+	var lb [4]byte
+	if _, err := io.ReadFull(c.br, lb[:]); err != nil {
+		return nil, err
+	}
+	n := int(binary.BigEndian.Uint32(lb[:]))
+	if n < 0 || n > maxFrame {
+		return nil, fmt.Errorf("frame of %d bytes", n)
+	}
+	if cap(c.frame) < n {
+		c.frame = make([]byte, n)
+	}
+	c.frame = c.frame[:n]
+	if _, err := io.ReadFull(c.br, c.frame); err != nil {
+		return nil, err
+	}
+	return c.frame, nil
+}
+
+// reply is a decoded reply header with the body that follows it.
+type reply struct {
+	xid  int32
+	zxid int64
+	err  proto.ErrCode
+	body []byte
+}
+
+// readReply reads the next frame as a reply.
+func (c *conn) readReply() (reply, error) {
+	b, err := c.readFrame()
+	if err != nil {
+		return reply{}, err
+	}
+	if len(b) < 16 {
+		return reply{}, fmt.Errorf("reply frame of %d bytes", len(b))
+	}
+	return reply{
+		xid:  int32(binary.BigEndian.Uint32(b)),
+		zxid: int64(binary.BigEndian.Uint64(b[4:])),
+		err:  proto.ErrCode(int32(binary.BigEndian.Uint32(b[12:]))),
+		body: b[16:],
+	}, nil
+}
+
+// call sends one request and waits for its reply, skipping notifications
+// and pings.
+func (c *conn) call(op proto.OpCode, rec jute.Record) (reply, error) {
+	xid := c.queue(op, rec)
+	for {
+		r, err := c.readReply()
+		if err != nil {
+			return r, err
+		}
+		if r.xid == xidNotification || r.xid == xidPing {
+			continue
+		}
+		if r.xid != xid {
+			return r, fmt.Errorf("reply xid %d, want %d", r.xid, xid)
+		}
+		return r, nil
+	}
+}
+
+// close ends the session (closeSession, then the socket), waiting at most
+// ioTimeout for the server's answer.
+func (c *conn) close() error {
+	_, err := c.call(proto.OpCloseSession, nil)
+	c.nc.Close()
+	return err
+}
+
+// abort drops the connection without ending the session.
+func (c *conn) abort() { c.nc.Close() }
