@@ -148,8 +148,7 @@ func (x *ClientInfo) Decode(r *jute.Reader) {
 // Records of module proto.
 
 // ConnectRequest opens or resumes a session. Clients since 3.4 append
-// a readOnly byte that is not part of this record; see
-// DecodeConnectRequest.
+// a readOnly byte that is not part of this record; see Handshake.
 type ConnectRequest struct {
 	ProtocolVersion int32  `json:"protocolVersion"`
 	LastZxidSeen    int64  `json:"lastZxidSeen"`
