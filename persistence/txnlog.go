@@ -1,0 +1,564 @@
+package persistence
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/rs/zerolog"
+)
+
+// StoreDirName is the directory under Options.Dir that holds the Pebble
+// store.
+const StoreDirName = "gozk"
+
+// DefaultSlowFsyncWarn is ZooKeeper's fsync.warningthresholdms default.
+const DefaultSlowFsyncWarn = time.Second
+
+// Options configures a TxnLog.
+type Options struct {
+	// Dir is ZooKeeper's dataLogDir; the store lives in Dir/StoreDirName.
+	// Both are created if missing.
+	Dir string
+	// ForceSync is zookeeper.forceSync: fsync every batch before Append
+	// returns. ZooKeeper's default is true (see DefaultOptions); false
+	// trades durability for speed in tests and benchmarks.
+	ForceSync bool
+	// Logger receives slow-fsync warnings and Pebble's messages. Nil
+	// discards them.
+	Logger *zerolog.Logger
+	// SlowFsyncWarn is fsync.warningthresholdms: a durable batch commit
+	// slower than this is logged. Zero means DefaultSlowFsyncWarn.
+	SlowFsyncWarn time.Duration
+
+	// wrapFS lets tests observe or break the file system under Pebble.
+	wrapFS func(vfs.FS) vfs.FS
+}
+
+// DefaultOptions returns ZooKeeper's defaults for dir: ForceSync on and a
+// one-second slow-fsync warning.
+func DefaultOptions(dir string) Options {
+	return Options{Dir: dir, ForceSync: true, SlowFsyncWarn: DefaultSlowFsyncWarn}
+}
+
+// Entry is one txn to log: its zxid and its whole encoding (TxnHeader
+// first, whose zxid field must equal Zxid).
+type Entry struct {
+	Zxid int64
+	Data []byte
+}
+
+// Stats are cumulative counters since Open, cheap to read at any time.
+type Stats struct {
+	// Batches counts Append calls that wrote something.
+	Batches uint64
+	// Txns counts txns appended.
+	Txns uint64
+	// Bytes counts txn bytes appended (the encoded txns, without keys and
+	// checksums).
+	Bytes uint64
+	// Fsyncs counts durable batch commits: one per batch with ForceSync,
+	// none without.
+	Fsyncs uint64
+	// SlowFsyncs counts durable commits slower than SlowFsyncWarn.
+	SlowFsyncs uint64
+	// LastFsync is how long the latest durable commit took (WAL write
+	// and fsync, as ZooKeeper's fsync time).
+	LastFsync time.Duration
+}
+
+// TxnLog is the durable, zxid-ordered log of txns.
+//
+// One goroutine (the sync stage) is expected to write; writers are
+// serialised anyway, so concurrent calls cannot interleave or reorder a
+// batch. Replay, LastZxid, FirstZxid and Stats may run alongside writers.
+type TxnLog struct {
+	db        *pebble.DB
+	storeDir  string
+	log       zerolog.Logger
+	writeOpts *pebble.WriteOptions
+	forceSync bool
+	slowWarn  time.Duration
+
+	// writeMu serialises Append, TruncateAfter, PurgeBefore and Close.
+	writeMu sync.Mutex
+	// failed is set when a commit failed: whether that batch reached the
+	// disk is unknown, so appending after it could leave a gap.
+	failed error
+
+	// closed is set once by Close. lifeMu makes checking it and joining
+	// readers one step, so Close can wait for every reader that got in
+	// (Replay, Verify, FirstZxid) before closing Pebble under them.
+	closed  atomic.Bool
+	lifeMu  sync.Mutex
+	readers sync.WaitGroup
+
+	lastZxid atomic.Int64
+
+	batches, txns, bytes, fsyncs, slowFsyncs atomic.Uint64
+	lastFsyncNanos                           atomic.Int64
+}
+
+// Open opens the txn log in opts.Dir, creating it if needed. A store that
+// exists but is damaged (lost manifest, missing or unknown format record,
+// Pebble corruption) is an error naming the store and what is wrong.
+func Open(opts Options) (*TxnLog, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("persistence: Options.Dir is empty")
+	}
+	storeDir := filepath.Join(opts.Dir, StoreDirName)
+	if err := os.MkdirAll(storeDir, 0o755); err != nil {
+		return nil, fmt.Errorf("persistence: creating %s: %w", storeDir, err)
+	}
+	log := zerolog.Nop()
+	if opts.Logger != nil {
+		log = opts.Logger.With().Str("component", "txnlog").Logger()
+	}
+	var fs vfs.FS = vfs.Default
+	if opts.wrapFS != nil {
+		fs = opts.wrapFS(fs)
+	}
+
+	existed, err := checkStoreDir(fs, storeDir)
+	if err != nil {
+		return nil, err
+	}
+	po := pebbleOptions(fs, log)
+	// A store that was there must still be there: never let Pebble
+	// quietly create an empty one in its place.
+	po.ErrorIfNotExists = existed
+	db, err := pebble.Open(storeDir, po)
+	if err != nil {
+		if pebble.IsCorruptionError(err) {
+			return nil, fmt.Errorf("%w: opening store %s: %w", ErrCorrupt, storeDir, err)
+		}
+		return nil, fmt.Errorf("persistence: opening txn log store %s: %w", storeDir, err)
+	}
+
+	l := &TxnLog{
+		db:        db,
+		storeDir:  storeDir,
+		log:       log,
+		writeOpts: pebble.NoSync,
+		forceSync: opts.ForceSync,
+		slowWarn:  opts.SlowFsyncWarn,
+	}
+	if opts.ForceSync {
+		l.writeOpts = pebble.Sync
+	}
+	if l.slowWarn <= 0 {
+		l.slowWarn = DefaultSlowFsyncWarn
+	}
+	if err := l.checkFormat(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	last, err := l.boundaryZxid(true)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	l.lastZxid.Store(last)
+	return l, nil
+}
+
+// checkStoreDir reports whether dir holds a Pebble store, and fails if it
+// holds the remains of one that Pebble would not recognise.
+func checkStoreDir(fs vfs.FS, dir string) (bool, error) {
+	desc, err := pebble.Peek(dir, fs)
+	if err != nil {
+		return false, fmt.Errorf("persistence: inspecting txn log store %s: %w", dir, err)
+	}
+	if desc.Exists {
+		return true, nil
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return false, fmt.Errorf("persistence: listing %s: %w", dir, err)
+	}
+	if stray := strayPebbleFiles(names); len(stray) > 0 {
+		return false, fmt.Errorf("%w: store %s has no current manifest but holds %s",
+			ErrCorrupt, dir, strings.Join(stray, ", "))
+	}
+	return false, nil
+}
+
+// checkFormat verifies the format record, writing it into a new store.
+func (l *TxnLog) checkFormat() error {
+	v, closer, err := l.db.Get(formatKey)
+	switch {
+	case err == nil:
+		defer closer.Close()
+		if len(v) != 4 {
+			return &CorruptionError{Key: formatKey, Reason: fmt.Sprintf("format record of store %s is %d bytes, want 4", l.storeDir, len(v))}
+		}
+		if got := binary.BigEndian.Uint32(v); got != storeFormatVersion {
+			return fmt.Errorf("persistence: store %s has format %d, this gozk reads format %d", l.storeDir, got, storeFormatVersion)
+		}
+		return nil
+	case !errors.Is(err, pebble.ErrNotFound):
+		return fmt.Errorf("persistence: reading format record of %s: %w", l.storeDir, err)
+	}
+	// No format record. Open writes it (synced) before anything else can
+	// be written, so a store with other keys but no record is damaged; an
+	// empty one was interrupted while being created and is simply new.
+	empty, err := l.isEmpty()
+	if err != nil {
+		return err
+	}
+	if !empty {
+		return &CorruptionError{Key: formatKey, Reason: fmt.Sprintf("store %s holds data but no format record", l.storeDir)}
+	}
+	val := binary.BigEndian.AppendUint32(nil, storeFormatVersion)
+	if err := l.db.Set(formatKey, val, pebble.Sync); err != nil {
+		return fmt.Errorf("persistence: writing format record of %s: %w", l.storeDir, err)
+	}
+	// A new store's first WAL is created before Pebble raises the store
+	// to storeFormat, so it lacks the sync-offset chunks that let WAL
+	// replay tell damage in synced data from a torn tail: damage in it
+	// would silently cut the log. A flush switches to a new WAL, which
+	// has them, before any txn is written.
+	if err := l.db.Flush(); err != nil {
+		return fmt.Errorf("persistence: flushing new store %s: %w", l.storeDir, err)
+	}
+	return nil
+}
+
+func (l *TxnLog) isEmpty() (bool, error) {
+	it, err := l.db.NewIter(nil)
+	if err != nil {
+		return false, fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
+	}
+	found := it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return false, fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
+	}
+	return !found, nil
+}
+
+// boundaryZxid returns the highest (last) or lowest logged zxid, 0 if the
+// log is empty.
+func (l *TxnLog) boundaryZxid(last bool) (int64, error) {
+	it, err := l.db.NewIter(&pebble.IterOptions{LowerBound: txnKeysStart, UpperBound: txnKeysEnd})
+	if err != nil {
+		return 0, fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
+	}
+	var found bool
+	if last {
+		found = it.Last()
+	} else {
+		found = it.First()
+	}
+	var zxid int64
+	var bad error
+	if found {
+		var ok bool
+		if zxid, ok = parseTxnKey(it.Key()); !ok || zxid <= 0 {
+			bad = &CorruptionError{Key: append([]byte(nil), it.Key()...), Reason: "not a txn key"}
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return 0, fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
+	}
+	return zxid, bad
+}
+
+// Append durably logs batch, in order, as one Pebble batch committed with
+// one fsync (ForceSync). Zxids must increase strictly within the batch and
+// over every txn already logged; otherwise nothing is written and the
+// error wraps ErrZxidOrder. Each Data must be a txn whose header carries
+// Zxid (ErrBadTxn otherwise). It returns after the batch is durable; once
+// a commit has failed, every later Append fails too.
+func (l *TxnLog) Append(batch []Entry) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	if l.failed != nil {
+		return l.failed
+	}
+
+	prev := l.lastZxid.Load()
+	size, payload := 0, 0
+	for i := range batch {
+		e := &batch[i]
+		if e.Zxid <= prev {
+			return fmt.Errorf("%w: txn 0x%x (entry %d of %d) follows 0x%x", ErrZxidOrder, e.Zxid, i, len(batch), prev)
+		}
+		if len(e.Data) < txnHeaderLen {
+			return fmt.Errorf("%w: txn 0x%x is %d bytes, shorter than a TxnHeader", ErrBadTxn, e.Zxid, len(e.Data))
+		}
+		if hz := headerZxid(e.Data); hz != e.Zxid {
+			return fmt.Errorf("%w: entry zxid 0x%x but its TxnHeader says 0x%x", ErrBadTxn, e.Zxid, hz)
+		}
+		prev = e.Zxid
+		payload += len(e.Data)
+		// Pebble's record: kind byte, two varint lengths, key, value.
+		size += 1 + 2*binaryMaxVarintLen32 + txnKeyLen + checksumLen + len(e.Data)
+	}
+
+	b := l.db.NewBatchWithSize(batchHeaderLen + size)
+	defer b.Close()
+	for i := range batch {
+		e := &batch[i]
+		op := b.SetDeferred(txnKeyLen, checksumLen+len(e.Data))
+		putTxnKey(op.Key, e.Zxid)
+		binary.BigEndian.PutUint32(op.Value, txnChecksum(e.Data))
+		copy(op.Value[checksumLen:], e.Data)
+		if err := op.Finish(); err != nil {
+			return fmt.Errorf("persistence: building batch: %w", err)
+		}
+	}
+
+	start := time.Now()
+	err := b.Commit(l.writeOpts)
+	took := time.Since(start)
+	if err != nil {
+		l.failed = fmt.Errorf("persistence: committing txns up to 0x%x to %s (log unusable until reopened): %w",
+			prev, l.storeDir, err)
+		return l.failed
+	}
+	l.lastZxid.Store(prev)
+	l.batches.Add(1)
+	l.txns.Add(uint64(len(batch)))
+	l.bytes.Add(uint64(payload))
+	if l.forceSync {
+		l.fsyncs.Add(1)
+		l.lastFsyncNanos.Store(int64(took))
+		if took > l.slowWarn {
+			l.slowFsyncs.Add(1)
+			// ZooKeeper's FileTxnLog warns the same way.
+			l.log.Warn().Dur("took", took).Dur("threshold", l.slowWarn).
+				Int("txns", len(batch)).Int("bytes", payload).Str("store", l.storeDir).
+				Msg("fsync of the txn log was slow; this adds to the latency of every write")
+		}
+	}
+	return nil
+}
+
+// Pebble batch framing, for sizing a batch buffer up front.
+const (
+	batchHeaderLen       = 12
+	binaryMaxVarintLen32 = 5
+)
+
+// LastZxid returns the highest logged zxid, or 0 when the log is empty
+// (ZooKeeper's getLastLoggedZxid says -1; no txn ever has zxid 0).
+func (l *TxnLog) LastZxid() int64 { return l.lastZxid.Load() }
+
+// FirstZxid returns the lowest logged zxid, 0 when the log is empty. A
+// leader can send a DIFF to a follower only from zxids the log still holds.
+func (l *TxnLog) FirstZxid() (int64, error) {
+	if !l.acquireReader() {
+		return 0, ErrClosed
+	}
+	defer l.readers.Done()
+	return l.boundaryZxid(false)
+}
+
+func (l *TxnLog) acquireReader() bool {
+	l.lifeMu.Lock()
+	defer l.lifeMu.Unlock()
+	if l.closed.Load() {
+		return false
+	}
+	l.readers.Add(1)
+	return true
+}
+
+// Replay calls fn for every logged txn with zxid >= from, in zxid order,
+// after checking its checksum and header. data is only valid during the
+// call. It stops at the first error: fn's own error is returned as is, a
+// damaged txn as a *CorruptionError naming its zxid. fn must not call
+// Close (Close waits for Replay to end).
+func (l *TxnLog) Replay(from int64, fn func(zxid int64, data []byte) error) error {
+	return l.scan(from, func(zxid int64, key, value []byte) error {
+		data, err := checkTxnValue(zxid, key, value)
+		if err != nil {
+			return err
+		}
+		return fn(zxid, data)
+	})
+}
+
+// Verify checks every logged txn, calls damaged for each one that fails
+// (and goes on), and returns how many txns it read. Its error reports only
+// failures that stop the walk, such as Pebble's own corruption errors.
+func (l *TxnLog) Verify(damaged func(*CorruptionError)) (int, error) {
+	n := 0
+	err := l.scan(0, func(zxid int64, key, value []byte) error {
+		n++
+		if _, err := checkTxnValue(zxid, key, value); err != nil {
+			damaged(err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// scan walks the txn keys from zxid from on. fn's key and value are only
+// valid during the call.
+func (l *TxnLog) scan(from int64, fn func(zxid int64, key, value []byte) error) (err error) {
+	if !l.acquireReader() {
+		return ErrClosed
+	}
+	defer l.readers.Done()
+	lower := txnKeysStart
+	if from > 0 {
+		lower = txnKey(from)
+	}
+	it, err := l.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: txnKeysEnd})
+	if err != nil {
+		return fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
+	}
+	defer func() {
+		if cerr := it.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("persistence: reading %s: %w", l.storeDir, cerr)
+		}
+	}()
+	var lastGood int64
+	for valid := it.First(); valid; valid = it.Next() {
+		key := it.Key()
+		zxid, ok := parseTxnKey(key)
+		if !ok || zxid <= 0 {
+			return &CorruptionError{Key: append([]byte(nil), key...), Reason: fmt.Sprintf("not a txn key (after txn 0x%x)", lastGood)}
+		}
+		value, err := it.ValueAndErr()
+		if err != nil {
+			return fmt.Errorf("persistence: reading txn 0x%x from %s: %w", zxid, l.storeDir, err)
+		}
+		if err := fn(zxid, key, value); err != nil {
+			return err
+		}
+		lastGood = zxid
+	}
+	if err := it.Error(); err != nil {
+		// Name the last txn read intact so damage can be located.
+		if pebble.IsCorruptionError(err) {
+			return fmt.Errorf("%w: reading %s after txn 0x%x: %w", ErrCorrupt, l.storeDir, lastGood, err)
+		}
+		return fmt.Errorf("persistence: reading %s after txn 0x%x: %w", l.storeDir, lastGood, err)
+	}
+	return nil
+}
+
+// checkTxnValue returns the txn bytes of a stored value after checking
+// its checksum and that its header carries the zxid of its key.
+func checkTxnValue(zxid int64, key, value []byte) ([]byte, *CorruptionError) {
+	if len(value) < checksumLen+txnHeaderLen {
+		return nil, &CorruptionError{Zxid: zxid, Key: append([]byte(nil), key...),
+			Reason: fmt.Sprintf("stored value is %d bytes, too short for a checksum and a TxnHeader", len(value))}
+	}
+	data := value[checksumLen:]
+	if stored, computed := binary.BigEndian.Uint32(value), txnChecksum(data); stored != computed {
+		return nil, &CorruptionError{Zxid: zxid, Key: append([]byte(nil), key...),
+			Reason: fmt.Sprintf("checksum mismatch: stored %08x, computed %08x over %d bytes", stored, computed, len(data))}
+	}
+	if hz := headerZxid(data); hz != zxid {
+		return nil, &CorruptionError{Zxid: zxid, Key: append([]byte(nil), key...),
+			Reason: fmt.Sprintf("its TxnHeader carries zxid 0x%x", hz)}
+	}
+	return data, nil
+}
+
+// TruncateAfter durably drops every txn with a zxid greater than zxid, as a
+// follower does on a TRUNC from its leader. (Java cuts after the first
+// record >= zxid, which differs only when zxid itself is absent; a leader
+// never asks for that.)
+func (l *TxnLog) TruncateAfter(zxid int64) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	if l.failed != nil {
+		return l.failed
+	}
+	if zxid >= l.lastZxid.Load() {
+		return nil
+	}
+	from := txnKeysStart
+	if zxid > 0 {
+		from = txnKey(zxid + 1)
+	}
+	if err := l.db.DeleteRange(from, txnKeysEnd, l.writeOpts); err != nil {
+		return fmt.Errorf("persistence: truncating %s after 0x%x: %w", l.storeDir, zxid, err)
+	}
+	last, err := l.boundaryZxid(true)
+	if err != nil {
+		return err
+	}
+	l.lastZxid.Store(last)
+	return nil
+}
+
+// PurgeBefore drops txns with a zxid below zxid, once a snapshot makes
+// them unnecessary. It always keeps the newest txn, so LastZxid, and with
+// it the ordering check of Append, survive a purge and a restart.
+func (l *TxnLog) PurgeBefore(zxid int64) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	if l.failed != nil {
+		return l.failed
+	}
+	bound := min(zxid, l.lastZxid.Load())
+	if bound <= 0 {
+		return nil
+	}
+	if err := l.db.DeleteRange(txnKeysStart, txnKey(bound), l.writeOpts); err != nil {
+		return fmt.Errorf("persistence: purging %s before 0x%x: %w", l.storeDir, bound, err)
+	}
+	return nil
+}
+
+// Stats returns the counters since Open.
+func (l *TxnLog) Stats() Stats {
+	return Stats{
+		Batches:    l.batches.Load(),
+		Txns:       l.txns.Load(),
+		Bytes:      l.bytes.Load(),
+		Fsyncs:     l.fsyncs.Load(),
+		SlowFsyncs: l.slowFsyncs.Load(),
+		LastFsync:  time.Duration(l.lastFsyncNanos.Load()),
+	}
+}
+
+// Dir returns the directory of the Pebble store.
+func (l *TxnLog) Dir() string { return l.storeDir }
+
+// Close waits for running readers and writers, then closes the store.
+// Everything Append acknowledged is already durable; Close adds nothing
+// to that. A second Close returns ErrClosed.
+func (l *TxnLog) Close() error {
+	l.lifeMu.Lock()
+	if l.closed.Load() {
+		l.lifeMu.Unlock()
+		return ErrClosed
+	}
+	l.closed.Store(true)
+	l.lifeMu.Unlock()
+	// Readers first: a Replay callback that writes gets ErrClosed and
+	// returns instead of waiting for Close, which waits for it.
+	l.readers.Wait()
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if err := l.db.Close(); err != nil {
+		return fmt.Errorf("persistence: closing %s: %w", l.storeDir, err)
+	}
+	return nil
+}
