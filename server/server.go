@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,7 +160,7 @@ func Start(cfg Config) (*Server, error) {
 
 	began := time.Now()
 	s.txnLog, err = persistence.Open(persistence.Options{
-		Dir:           filepath.Join(cfg.DataLogDir, "version-2"),
+		Dir:           cfg.DataLogDir, // the store lives in <dataLogDir>/gozk, apart from any Java version-2/
 		ForceSync:     cfg.ForceSync,
 		SlowFsyncWarn: cfg.FsyncWarning,
 	})
