@@ -1,0 +1,70 @@
+package netio
+
+import (
+	"runtime"
+
+	"github.com/rs/zerolog"
+)
+
+// DefaultMaxFrame is jute.maxbuffer's default: the largest frame payload a
+// server accepts.
+const DefaultMaxFrame = 0xfffff
+
+// DefaultMaxPendingOutput is the output queue size at which reading from a
+// client pauses. Java has no such limit (its queue is only bounded by the
+// requests it lets through), so the default is generous: with four times
+// it as the hard cap, a client is cut off only after 64 MiB of replies it
+// has not read.
+const DefaultMaxPendingOutput = 16 << 20
+
+// hardOutputFactor multiplies Config.MaxPendingOutput into the queue size
+// at which a connection is closed.
+const hardOutputFactor = 4
+
+// Config configures a client-port listener.
+type Config struct {
+	// Addr is clientPortAddress:clientPort, e.g. "127.0.0.1:2181" or
+	// ":2181"; port 0 picks a free port (see Server.Addr).
+	Addr string
+	// MaxClientCnxns limits connections per remote IP; 0 = unlimited. A
+	// connection over the limit is closed at once without writing
+	// anything, as Java does.
+	MaxClientCnxns int
+	// MaxCnxns is the global limit (zookeeper.maxCnxns); 0 = unlimited.
+	MaxCnxns int
+	// MaxFrame is jute.maxbuffer: a frame length below 0 or above it
+	// closes the connection without a reply. 0 means DefaultMaxFrame.
+	MaxFrame int
+	// Loops is the number of event loops; 0 means one per CPU.
+	Loops int
+	// MaxPendingOutput is the number of queued outgoing bytes above which
+	// reading from the client pauses; above four times as many the
+	// connection is closed. 0 means DefaultMaxPendingOutput.
+	MaxPendingOutput int
+	// MaxPausedInput bounds the input kept for a connection while reading
+	// from it is paused (gnet keeps reading the socket); beyond it the
+	// connection is closed. 0 means four maximum-size frames; it is never
+	// less than one.
+	MaxPausedInput int
+	// Logger receives connection-level events (limits, bad lengths, slow
+	// consumers). The zero value logs nothing.
+	Logger zerolog.Logger
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.MaxFrame <= 0 {
+		cfg.MaxFrame = DefaultMaxFrame
+	}
+	if cfg.Loops <= 0 {
+		cfg.Loops = runtime.NumCPU()
+	}
+	if cfg.MaxPendingOutput <= 0 {
+		cfg.MaxPendingOutput = DefaultMaxPendingOutput
+	}
+	if cfg.MaxPausedInput <= 0 {
+		cfg.MaxPausedInput = 4 * (cfg.MaxFrame + 4)
+	}
+	// A paused connection must at least be able to hold one whole frame.
+	cfg.MaxPausedInput = max(cfg.MaxPausedInput, cfg.MaxFrame+frameLength)
+	return cfg
+}

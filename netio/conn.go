@@ -1,0 +1,292 @@
+package netio
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/gozk/gozk/jute"
+)
+
+// Reasons for not delivering frames, kept as bits so that the server's
+// pause, the output backpressure and closing do not undo each other.
+const (
+	pausedByServer uint32 = 1 << iota // PauseReading
+	pausedByOutput                    // more than MaxPendingOutput queued
+	pausedForClose                    // closing: input is dropped, never resumed
+)
+
+const (
+	// A connection whose output gnet still holds is looked at again after
+	// recheckMinDelay, doubling up to recheckMaxDelay while the client
+	// makes no progress: gnet does not say when its buffer drains.
+	recheckMinDelay = time.Millisecond
+	recheckMaxDelay = 50 * time.Millisecond
+	// closeFlushTimeout bounds how long CloseAfterFlush (and the
+	// background write of a long four-letter-word answer) waits for a
+	// client that stopped reading.
+	closeFlushTimeout = 30 * time.Second
+	// Pending buffers up to this capacity go back to the pool; larger
+	// ones, grown by a burst, are left to the garbage collector so that
+	// idle connections do not pin them.
+	maxPooledBuffer = 64 << 10
+)
+
+// pendingPool recycles outgoing buffers between flushes: a connection
+// holds one only while it has output queued.
+var pendingPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4096)
+	return &b
+}}
+
+func recyclePending(b *[]byte) {
+	if b == nil || cap(*b) > maxPooledBuffer {
+		return
+	}
+	*b = (*b)[:0]
+	pendingPool.Put(b)
+}
+
+// Conn is one client connection. Its methods are safe for concurrent use
+// unless they say otherwise.
+type Conn struct {
+	server     *Server
+	gc         gnet.Conn
+	id         uint64
+	remoteAddr net.Addr
+	remoteIP   string
+	context    atomic.Pointer[any]
+	paused     atomic.Uint32
+
+	// Owned by the event loop.
+	framing       bool // the first four bytes were not a four-letter word
+	gone          bool // gnet has closed the connection
+	fourLetterArg int64
+	recheck       *time.Timer
+	recheckDelay  time.Duration
+	recheckHeld   int // held at the previous recheck
+	flushDeadline time.Time
+
+	mu              sync.Mutex
+	pending         *[]byte     // frames queued and not yet handed to gnet
+	flushing        int         // bytes a flush has taken and not yet counted in held
+	held            int         // what gnet still held after the last flush: the socket was full
+	writer          jute.Writer // SendFunc's writer, reused
+	inService       bool        // the loop is servicing c and flushes before it leaves
+	flushDue        bool        // a wake-up that flushes is on its way
+	closeAfterFlush bool
+	closeRequested  bool // Close was called or netio decided to close
+	closed          bool // gnet closed it: no more wake-ups
+	closeReason     error
+}
+
+// ID is unique among the connections of one Server.
+func (c *Conn) ID() uint64 { return c.id }
+
+// RemoteAddr is the client's address.
+func (c *Conn) RemoteAddr() net.Addr { return c.remoteAddr }
+
+// RemoteIP is the client's IP address in text form, the key of the per-IP
+// limit.
+func (c *Conn) RemoteIP() string { return c.remoteIP }
+
+// Context returns the value stored by SetContext, or nil.
+func (c *Conn) Context() any {
+	if v := c.context.Load(); v != nil {
+		return *v
+	}
+	return nil
+}
+
+// SetContext associates a value with the connection.
+func (c *Conn) SetContext(v any) { c.context.Store(&v) }
+
+// FourLetterWordArgument is the big-endian long that followed stmk. It is
+// meant for OnFourLetterWord, which runs on the same goroutine that sets
+// it; it is 0 for other connections.
+func (c *Conn) FourLetterWordArgument() int64 { return c.fourLetterArg }
+
+// QueuedBytes is the output not yet written to the socket: frames pending
+// a flush plus what gnet holds because the socket was full (as of the last
+// flush).
+func (c *Conn) QueuedBytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queuedBytesLocked()
+}
+
+// ReadingPaused reports whether frames are currently held back, whether by
+// PauseReading, by output backpressure or because the connection is
+// closing (Java's interest ops without OP_READ).
+func (c *Conn) ReadingPaused() bool { return c.paused.Load() != 0 }
+
+// Send queues one frame: Send adds the 4-byte length in front of payload,
+// which it copies. It never blocks on the network. Frames sent from one
+// goroutine leave in call order; frames queued while a flush is due leave
+// together in one write. It returns ErrClosed once the connection is
+// closing, and ErrSlowConsumer (and closes the connection) when the frame
+// would take the queue past four times MaxPendingOutput; a frame into an
+// empty queue is always accepted, however large.
+func (c *Conn) Send(payload []byte) error {
+	c.mu.Lock()
+	buf, err := c.reserveLocked(frameLength + len(payload))
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	buf = appendFrameHeader(buf, len(payload))
+	*c.pending = append(buf, payload...)
+	c.afterQueueLocked()
+	c.mu.Unlock()
+	return nil
+}
+
+// SendFunc queues one frame encoded in place: encode gets a *jute.Writer
+// positioned after a reserved length prefix, which is filled in
+// afterwards, so nothing is encoded twice or copied. encode runs under the
+// connection's lock: it must not call methods of c and must not keep w.
+// Errors are those of Send.
+func (c *Conn) SendFunc(encode func(w *jute.Writer)) error {
+	c.mu.Lock()
+	buf, err := c.reserveLocked(frameLength)
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	start := len(buf)
+	c.writer = *jute.NewWriter(buf)
+	at := c.writer.BeginLength()
+	encode(&c.writer)
+	c.writer.EndLength(at)
+	buf = c.writer.Bytes()
+	c.writer = jute.Writer{}
+	if queued := start + c.flushing + c.held; queued > 0 && queued+len(buf)-start > c.server.hardOutput {
+		*c.pending = buf[:start]
+		c.slowConsumerLocked()
+		c.mu.Unlock()
+		return ErrSlowConsumer
+	}
+	*c.pending = buf
+	c.afterQueueLocked()
+	c.mu.Unlock()
+	return nil
+}
+
+// CloseAfterFlush writes what is queued and then closes the connection
+// (closeSession reply, failed authentication, four-letter words). Frames
+// that arrive afterwards are dropped and later Sends fail.
+func (c *Conn) CloseAfterFlush() {
+	c.mu.Lock()
+	if !c.closed && !c.closeRequested && !c.closeAfterFlush {
+		c.closeAfterFlush = true
+		c.paused.Or(pausedForClose)
+		c.wakeToFlushLocked()
+	}
+	c.mu.Unlock()
+}
+
+// Close closes the connection now; queued output may be lost.
+func (c *Conn) Close() {
+	c.mu.Lock()
+	c.closeLocked(nil)
+	c.mu.Unlock()
+}
+
+// PauseReading stops the delivery of frames, taking effect before the
+// next frame even when called from OnFrame. It does not nest: one
+// ResumeReading undoes any number of PauseReading calls.
+func (c *Conn) PauseReading() { c.paused.Or(pausedByServer) }
+
+// ResumeReading lets frames flow again; those buffered meanwhile are
+// delivered first, in order.
+func (c *Conn) ResumeReading() {
+	if c.paused.And(^pausedByServer)&pausedByServer == 0 {
+		return
+	}
+	// Always wake, even if the loop is servicing c right now: it may
+	// already have seen the pause and be on its way out.
+	c.mu.Lock()
+	if !c.closed {
+		_ = c.gc.Wake(nil)
+	}
+	c.mu.Unlock()
+}
+
+// reserveLocked checks that a frame of n bytes may be queued and returns
+// the pending buffer to append it to.
+func (c *Conn) reserveLocked(n int) ([]byte, error) {
+	if c.closed || c.closeRequested || c.closeAfterFlush {
+		return nil, ErrClosed
+	}
+	if queued := c.queuedBytesLocked(); queued > 0 && queued+n > c.server.hardOutput {
+		c.slowConsumerLocked()
+		return nil, ErrSlowConsumer
+	}
+	if c.pending == nil {
+		c.pending = pendingPool.Get().(*[]byte)
+	}
+	return *c.pending, nil
+}
+
+// afterQueueLocked follows every queued frame: it pauses reading from a client
+// that is far behind and makes sure a flush is coming.
+func (c *Conn) afterQueueLocked() {
+	if c.queuedBytesLocked() > c.server.cfg.MaxPendingOutput {
+		c.paused.Or(pausedByOutput)
+	}
+	c.wakeToFlushLocked()
+}
+
+// wakeToFlushLocked schedules service on the event loop unless the loop
+// is servicing c (it flushes before leaving) or a wake-up is already due.
+func (c *Conn) wakeToFlushLocked() {
+	if c.inService || c.flushDue || c.closed {
+		return
+	}
+	c.flushDue = true
+	_ = c.gc.Wake(nil)
+}
+
+func (c *Conn) pendingLenLocked() int {
+	if c.pending == nil {
+		return 0
+	}
+	return len(*c.pending)
+}
+
+// queuedBytesLocked counts pending frames, those a flush is handing to
+// gnet right now, and those gnet holds.
+func (c *Conn) queuedBytesLocked() int {
+	return c.pendingLenLocked() + c.flushing + c.held
+}
+
+func (c *Conn) slowConsumerLocked() {
+	c.server.log.Warn().Uint64("conn", c.id).Str("remote", c.remoteAddr.String()).
+		Int("queued", c.queuedBytesLocked()).
+		Msg("closing connection: client does not read its replies")
+	c.closeLocked(ErrSlowConsumer)
+}
+
+// closeLocked asks gnet to close the connection on its loop.
+func (c *Conn) closeLocked(reason error) {
+	if c.closed || c.closeRequested {
+		return
+	}
+	c.closeRequested = true
+	if c.closeReason == nil {
+		c.closeReason = reason
+	}
+	c.paused.Or(pausedForClose)
+	_ = c.gc.Close()
+}
+
+func (c *Conn) setCloseReason(err error) {
+	c.mu.Lock()
+	if c.closeReason == nil {
+		c.closeReason = err
+	}
+	c.mu.Unlock()
+}

@@ -1,0 +1,53 @@
+// Package netio is gozk's client-port network layer: it accepts TCP
+// connections on gnet event loops, cuts the byte stream into ZooKeeper
+// frames (a 4-byte big-endian length and a payload), recognises
+// four-letter-word probes, and queues outgoing frames with write
+// coalescing and per-connection backpressure. It knows frames and
+// connections, not ZooKeeper: the server package decodes payloads and
+// answers through a Handler.
+//
+// # Inbound
+//
+// A connection's first four bytes are checked once against the
+// four-letter words (ruok, stat, ...). If they are one, the Handler's
+// OnFourLetterWord produces the answer, which is written unframed, and the
+// connection is closed after the write, as Java does; anything else the
+// peer sent is ignored. Otherwise every frame is delivered whole to
+// OnFrame, in arrival order, straight out of gnet's read buffer: a length
+// below zero or above Config.MaxFrame closes the connection without a
+// reply (Java's "Len error").
+//
+// PauseReading stops delivery; already-buffered frames wait and are
+// delivered in order after ResumeReading. gnet has no way to stop reading a
+// socket, so while delivery is paused the bytes a client keeps sending pile
+// up in its inbound buffer; past Config.MaxPausedInput the connection is
+// closed rather than letting one client grow server memory.
+//
+// # Outbound
+//
+// Send and SendFunc append a frame to the connection's pending buffer under
+// a small mutex and, unless a flush is already due, schedule one on the
+// connection's event loop. A flush hands everything pending to the socket
+// in one write, so a burst of replies and notifications costs few system
+// calls. A Send made while the loop is delivering frames to that same
+// connection (a read answered on the loop) needs no wake-up at all: the
+// loop flushes when delivery ends.
+//
+// Queued bytes are those pending plus those gnet still holds because the
+// socket was full. Above Config.MaxPendingOutput reading from the client
+// pauses (it cannot push more requests while it does not read its
+// replies); above four times that the connection is closed, so a client
+// that never reads cannot grow server memory without bound. gnet does not
+// report when its buffer drains, so a connection in that state is looked
+// at again on a short backoff timer until it has drained or been closed;
+// CloseAfterFlush uses the same mechanism.
+//
+// # TLS seam
+//
+// Framing and four-letter-word detection work on the small byteQueue
+// interface (buffered, peek, discard), which gnet's connection satisfies
+// and which a bufio.Reader over a crypto/tls connection can satisfy as
+// well; Handler and Conn's public methods carry nothing gnet-specific.
+// The secure port can therefore reuse both with a goroutine-driven
+// transport.
+package netio

@@ -1,0 +1,312 @@
+package netio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
+)
+
+// Server listens on the client port and serves connections on gnet event
+// loops.
+type Server struct {
+	cfg        Config
+	handler    Handler
+	log        zerolog.Logger
+	hardOutput int
+
+	engine   gnet.Engine
+	addr     net.Addr
+	done     chan struct{} // closed when gnet.Run has returned
+	runErr   error
+	stopping atomic.Bool
+
+	closeOnce sync.Once
+	closeErr  error
+
+	nextID  atomic.Uint64
+	flushes atomic.Uint64
+
+	limitsMu sync.Mutex
+	open     int
+	perIP    map[string]int
+
+	// Connections whose four-letter-word answer did not fit the socket
+	// and is being finished by a goroutine of its own.
+	backgroundMu     sync.Mutex
+	background       map[net.Conn]struct{}
+	backgroundClosed bool
+	backgroundWG     sync.WaitGroup
+}
+
+// Listen binds cfg.Addr and starts serving in the background. It returns
+// once the port is bound, so clients can dial at once.
+func Listen(cfg Config, h Handler) (*Server, error) {
+	if h == nil {
+		return nil, errors.New("netio: nil Handler")
+	}
+	cfg = cfg.withDefaults()
+	s := &Server{
+		cfg:        cfg,
+		handler:    h,
+		log:        cfg.Logger,
+		hardOutput: hardOutputFactor * cfg.MaxPendingOutput,
+		done:       make(chan struct{}),
+		perIP:      make(map[string]int),
+		background: make(map[net.Conn]struct{}),
+	}
+	events := &loopEvents{server: s, booted: make(chan struct{})}
+	go func() {
+		s.runErr = gnet.Run(events, "tcp://"+cfg.Addr,
+			gnet.WithMulticore(true),
+			gnet.WithNumEventLoop(cfg.Loops),
+			gnet.WithLoadBalancing(gnet.RoundRobin),
+			// Java sets SO_REUSEADDR on the listening socket and
+			// TCP_NODELAY on every accepted one.
+			gnet.WithReuseAddr(true),
+			gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+			gnet.WithLogger(gnetLogger{cfg.Logger}),
+		)
+		close(s.done)
+	}()
+	select {
+	case <-events.booted:
+	case <-s.done:
+		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, s.runErr)
+	}
+	addr, err := boundAddr(s.engine)
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
+	}
+	s.addr = addr
+	return s, nil
+}
+
+// Addr is the bound address, with the actual port when cfg.Addr asked for
+// port 0.
+func (s *Server) Addr() net.Addr { return s.addr }
+
+// ConnCount is the number of open connections that passed the limits.
+func (s *Server) ConnCount() int {
+	s.limitsMu.Lock()
+	defer s.limitsMu.Unlock()
+	return s.open
+}
+
+// Flushes counts the writes that handed queued output to sockets, one per
+// flush however many frames it carried: with ConnCount and the frames
+// sent, it shows how well writes coalesce.
+func (s *Server) Flushes() uint64 { return s.flushes.Load() }
+
+// Close stops accepting, closes every connection (OnClose gets
+// ErrServerClosed) and waits for the event loops to finish. It must not be
+// called from a Handler method, which runs on one of those loops.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.stopping.Store(true)
+		// Stop polls for completion twice a second; a cancelled context
+		// makes it only start the shutdown, and gnet.Run returning says
+		// when it is over.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = s.engine.Stop(ctx)
+		<-s.done
+		s.stopBackgroundWrites()
+		s.closeErr = s.runErr
+	})
+	return s.closeErr
+}
+
+// admit applies the global and per-IP limits to a new connection, as Java
+// does at accept time.
+func (s *Server) admit(ip string) bool {
+	s.limitsMu.Lock()
+	defer s.limitsMu.Unlock()
+	if s.cfg.MaxCnxns > 0 && s.open >= s.cfg.MaxCnxns {
+		s.log.Warn().Str("ip", ip).Int("max", s.cfg.MaxCnxns).Msg("Too many connections")
+		return false
+	}
+	if s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns {
+		s.log.Warn().Str("ip", ip).Int("max", s.cfg.MaxClientCnxns).Msg("Too many connections from this IP")
+		return false
+	}
+	s.open++
+	s.perIP[ip]++
+	return true
+}
+
+func (s *Server) release(ip string) {
+	s.limitsMu.Lock()
+	defer s.limitsMu.Unlock()
+	s.open--
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
+	}
+}
+
+// writeRestInBackground finishes writing a four-letter-word answer the
+// socket could not take at once. It keeps a duplicate of the socket, so
+// that gnet can close its own descriptor and forget the connection while
+// the client reads at its own pace; the socket closes when the duplicate
+// does.
+func (s *Server) writeRestInBackground(gc gnet.Conn, rest []byte) {
+	fd, err := gc.Dup()
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "four-letter-word")
+	nc, err := net.FileConn(f)
+	_ = f.Close()
+	if err != nil {
+		return
+	}
+	s.backgroundMu.Lock()
+	if s.backgroundClosed {
+		s.backgroundMu.Unlock()
+		_ = nc.Close()
+		return
+	}
+	s.background[nc] = struct{}{}
+	s.backgroundWG.Add(1)
+	s.backgroundMu.Unlock()
+	go func() {
+		defer s.backgroundWG.Done()
+		_ = nc.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
+		_, _ = nc.Write(rest)
+		_ = nc.Close()
+		s.backgroundMu.Lock()
+		delete(s.background, nc)
+		s.backgroundMu.Unlock()
+	}()
+}
+
+func (s *Server) stopBackgroundWrites() {
+	s.backgroundMu.Lock()
+	s.backgroundClosed = true
+	for nc := range s.background {
+		_ = nc.Close()
+	}
+	s.backgroundMu.Unlock()
+	s.backgroundWG.Wait()
+}
+
+// boundAddr asks the kernel which address the listener got.
+func boundAddr(eng gnet.Engine) (net.Addr, error) {
+	fd, err := eng.Dup()
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return nil, os.NewSyscallError("getsockname", err)
+	}
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IP(slices.Clone(a.Addr[:])), Port: a.Port}, nil
+	case *unix.SockaddrInet6:
+		addr := &net.TCPAddr{IP: net.IP(slices.Clone(a.Addr[:])), Port: a.Port}
+		if a.ZoneId != 0 {
+			if ifi, err := net.InterfaceByIndex(int(a.ZoneId)); err == nil {
+				addr.Zone = ifi.Name
+			}
+		}
+		return addr, nil
+	}
+	return nil, fmt.Errorf("unexpected listener address %T", sa)
+}
+
+// loopEvents adapts gnet's callbacks to Conn and Handler.
+type loopEvents struct {
+	gnet.BuiltinEventEngine
+	server *Server
+	booted chan struct{}
+}
+
+func (e *loopEvents) OnBoot(eng gnet.Engine) gnet.Action {
+	e.server.engine = eng
+	close(e.booted)
+	return gnet.None
+}
+
+func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	s := e.server
+	remote := cloneAddr(gc.RemoteAddr())
+	ip := remoteIP(remote)
+	if !s.admit(ip) {
+		return nil, gnet.Close
+	}
+	// Inherited from the listener on Linux; set anyway so that it holds
+	// wherever gnet runs.
+	_ = gc.SetNoDelay(true)
+	c := &Conn{
+		server:     s,
+		gc:         gc,
+		id:         s.nextID.Add(1),
+		remoteAddr: remote,
+		remoteIP:   ip,
+	}
+	gc.SetContext(c)
+	s.handler.OnOpen(c)
+	return nil, gnet.None
+}
+
+func (e *loopEvents) OnTraffic(gc gnet.Conn) gnet.Action {
+	c, ok := gc.Context().(*Conn)
+	if !ok {
+		return gnet.Close
+	}
+	return c.service()
+}
+
+func (e *loopEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
+	c, ok := gc.Context().(*Conn)
+	if !ok {
+		return gnet.None // refused by the limits: OnOpen never saw it
+	}
+	reason := c.closedByGnet(err)
+	e.server.release(c.remoteIP)
+	e.server.handler.OnClose(c, reason)
+	return gnet.None
+}
+
+// cloneAddr copies gnet's address: gnet recycles parts of it when the
+// connection closes, while Conn.RemoteAddr must stay valid.
+func cloneAddr(a net.Addr) net.Addr {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return &net.TCPAddr{IP: slices.Clone(t.IP), Port: t.Port, Zone: strings.Clone(t.Zone)}
+	}
+	return a
+}
+
+func remoteIP(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.String()
+	}
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// gnetLogger routes gnet's own messages to zerolog. gnet's informational
+// start-up lines are debug-level noise for gozk, and gnet never gets to
+// end the process.
+type gnetLogger struct{ log zerolog.Logger }
+
+func (l gnetLogger) Debugf(format string, args ...any) { l.log.Debug().Msgf(format, args...) }
+func (l gnetLogger) Infof(format string, args ...any)  { l.log.Debug().Msgf(format, args...) }
+func (l gnetLogger) Warnf(format string, args ...any)  { l.log.Warn().Msgf(format, args...) }
+func (l gnetLogger) Errorf(format string, args ...any) { l.log.Error().Msgf(format, args...) }
+func (l gnetLogger) Fatalf(format string, args ...any) { l.log.Error().Msgf(format, args...) }
