@@ -1,6 +1,8 @@
 # gozk's make targets. `make test` is the test command: it needs Go and
 # the module proxy, nothing else (no Java, no ZooKeeper).
 #
+#   make setup             install what a fresh Debian machine lacks (Go modules; Java ZooKeeper 3.8.0 and clients for interop)
+#   make run               run gozk standalone on 127.0.0.1:2181 with its data in ./data
 #   make build             compile every package, and bin/gozk once cmd/gozk is a main package
 #   make test              go vet and go test, all packages
 #   make generate          go generate ./... (proto/zookeeper_gen.go from proto/zookeeper.jute)
@@ -25,7 +27,25 @@ STATICCHECK := $(TOOLS)/staticcheck
 
 .DEFAULT_GOAL := build
 
-.PHONY: build test generate check-generated lint staticcheck fuzz bench interop
+.PHONY: setup interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
+
+# Debian packages the interop tests drive: Apache ZooKeeper 3.8.0 (the
+# oracle), its Java client jars and zkCli, and kazoo.
+INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java python3-kazoo default-jdk-headless
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+setup: interop-deps
+	$(GO) mod download
+
+# interop-deps installs the Java oracle and the clients when they are missing.
+interop-deps:
+	@if [ ! -f /usr/share/java/zookeeper-3.8.0.jar ] || ! command -v java >/dev/null 2>&1 || [ ! -x /usr/share/zookeeper/bin/zkCli.sh ]; then \
+		echo "installing $(INTEROP_PACKAGES)"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(INTEROP_PACKAGES); \
+	fi
+
+run:
+	$(GO) run ./cmd/gozk server
 
 build:
 	$(GO) build ./...
@@ -70,7 +90,7 @@ bench:
 
 # The compat tests drive real clients against a real gozk; they live behind
 # the interop build tag so that `make test` stays self-contained.
-interop:
+interop: interop-deps
 	@if [ -d compat ]; then \
 		echo "$(GO) test -tags interop ./compat/..."; \
 		$(GO) test -tags interop ./compat/...; \
