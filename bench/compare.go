@@ -183,6 +183,9 @@ func Compare(ctx context.Context, cc CompareConfig) (*Comparison, error) {
 			if cell.Watchers > 0 {
 				cfg.Watchers = cell.Watchers
 			}
+			if cell.Workload == WorkloadConnect || cell.Workload == WorkloadWatch {
+				cfg.Client = ClientPipelined // the only client that runs them
+			}
 			res, err := Run(ctx, cfg)
 			if err != nil {
 				return cmp, fmt.Errorf("%s against %s: %w", cell, s.Name, err)

@@ -77,6 +77,9 @@ type Config struct {
 	IOTimeout time.Duration `json:"-"`
 	// CleanupTimeout bounds the deletion of the run's znodes.
 	CleanupTimeout time.Duration `json:"-"`
+	// Client is ClientPipelined (the default) or ClientGoZookeeper (for
+	// request workloads only).
+	Client string `json:"client,omitempty"`
 	// Label names the server in reports ("gozk", "java").
 	Label string `json:"label,omitempty"`
 }
@@ -116,6 +119,17 @@ func (c *Config) normalize() error {
 	}
 	if err := CheckWorkload(c.Workload); err != nil {
 		return err
+	}
+	switch c.Client {
+	case "":
+		c.Client = ClientPipelined
+	case ClientPipelined:
+	case ClientGoZookeeper:
+		if c.Workload == WorkloadConnect || c.Workload == WorkloadWatch {
+			return fmt.Errorf("the %s workload runs with the %s client only", c.Workload, ClientPipelined)
+		}
+	default:
+		return fmt.Errorf("unknown client %q (%s or %s)", c.Client, ClientPipelined, ClientGoZookeeper)
 	}
 	if c.Sessions < 0 || c.InFlight < 0 || c.ValueSize < 0 || c.Ops < 0 || c.Duration < 0 ||
 		c.Warmup < 0 || c.Watchers < 0 || c.Keys < 0 || c.MultiOps < 0 {

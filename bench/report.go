@@ -31,7 +31,7 @@ func (r *Result) WriteText(w io.Writer) {
 	if r.Label != "" {
 		label = r.Label + " "
 	}
-	fmt.Fprintf(w, "%s%s at %s: workload %s, %s, value %d B", label, r.Server, r.Started.Format("2006-01-02 15:04:05Z"), r.Workload, r.shapeWords(), r.ValueSize)
+	fmt.Fprintf(w, "%s%s at %s: workload %s, %s, value %d B, client %s", label, r.Server, r.Started.Format("2006-01-02 15:04:05Z"), r.Workload, r.shapeWords(), r.ValueSize, r.Client)
 	if r.Workload == WorkloadMixed {
 		fmt.Fprintf(w, ", read ratio %.2f", r.ReadRatio)
 	}

@@ -48,6 +48,7 @@ const dialParallelism = 16
 type Result struct {
 	Label     string    `json:"label,omitempty"`
 	Server    string    `json:"server"`
+	Client    string    `json:"client"`
 	Workload  string    `json:"workload"`
 	Sessions  int       `json:"sessions"`
 	InFlight  int       `json:"inflight"`
@@ -166,14 +167,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range r.value {
 		r.value[i] = byte('a' + i%26)
 	}
+	// The admin session prepares and, on a fresh session, cleans up: a
+	// session left idle through a long run would expire.
 	admin, err := dial(cfg.Server, r.dialOptions())
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", cfg.Server, err)
 	}
-	defer admin.close()
-
 	res := &Result{
-		Label: cfg.Label, Server: cfg.Server, Workload: cfg.Workload,
+		Label: cfg.Label, Server: cfg.Server, Client: cfg.Client, Workload: cfg.Workload,
 		Sessions: cfg.Sessions, InFlight: cfg.InFlight, ValueSize: cfg.ValueSize,
 		Started: time.Now().UTC().Truncate(time.Second),
 	}
@@ -183,31 +184,37 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	case WorkloadWatch:
 		res.Watchers, res.Sessions, res.InFlight = cfg.Watchers, cfg.Watchers, 1
 	}
-
 	if err := r.prepare(admin); err != nil {
 		r.cleanup(admin, nil)
+		admin.close()
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
+	admin.close()
+
 	var tallies []*tally
 	var created [][]string
 	switch cfg.Workload {
 	case WorkloadConnect:
 		tallies, err = r.runConnect()
 	case WorkloadWatch:
-		tallies, err = r.runWatch(admin)
+		tallies, err = r.runWatch()
 	default:
-		tallies, created, err = r.runRequests()
+		if cfg.Client == ClientGoZookeeper {
+			tallies, created, err = r.runRequestsZK()
+		} else {
+			tallies, created, err = r.runRequests()
+		}
 	}
 	if !r.endSampled {
 		r.sampleEnd()
 	}
+	cleanupErr := r.cleanupFresh(created)
 	if err != nil {
-		r.cleanup(admin, created)
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", cfg.Workload, err)
 	}
 	r.summarize(res, tallies, r.endSample)
-	if err := r.cleanup(admin, created); err != nil {
-		res.Warnings = append(res.Warnings, "cleanup: "+err.Error())
+	if cleanupErr != nil {
+		res.Warnings = append(res.Warnings, "cleanup: "+cleanupErr.Error())
 	}
 	if cfg.Workload == WorkloadWatch && res.Seconds > 0 {
 		res.NotifyPerSec = float64(res.PerOp["notify"].Count) / res.Seconds
@@ -348,6 +355,16 @@ func (r *runner) prepare(c *conn) error {
 }
 
 func (r *runner) deadline() time.Time { return time.Now().Add(r.cfg.CleanupTimeout) }
+
+// cleanupFresh cleans up on a new session.
+func (r *runner) cleanupFresh(created [][]string) error {
+	c, err := dial(r.cfg.Server, r.dialOptions())
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	return r.cleanup(c, created)
+}
 
 // cleanup deletes what the run created, children first, within
 // CleanupTimeout.

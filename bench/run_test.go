@@ -140,3 +140,23 @@ func TestRunErrors(t *testing.T) {
 		t.Fatal("no error without a server")
 	}
 }
+
+func TestGoZookeeperClient(t *testing.T) {
+	addr := startGozk(t)
+	for _, w := range []string{WorkloadGet, WorkloadSet, WorkloadCreate, WorkloadCreateSeq, WorkloadCreateEphemeral, WorkloadExists, WorkloadChildren, WorkloadMixed, WorkloadMulti} {
+		t.Run(w, func(t *testing.T) {
+			res, err := Run(context.Background(), Config{Server: addr, Workload: w, Client: ClientGoZookeeper,
+				Sessions: 2, InFlight: 3, Ops: 120, Keys: 20, Duration: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Errors != 0 || res.Ops != 120 || len(res.Warnings) != 0 || res.Client != ClientGoZookeeper {
+				t.Fatalf("%+v", res)
+			}
+			assertClean(t, addr, "/gozk-bench")
+		})
+	}
+	if _, err := Run(context.Background(), Config{Server: addr, Workload: WorkloadWatch, Client: ClientGoZookeeper}); err == nil {
+		t.Fatal("watch accepted with go-zookeeper")
+	}
+}

@@ -33,7 +33,7 @@ type watcher struct {
 // node's data, and the round lasts until every watcher has read its
 // notification. A round is one operation ("fanout"); each notification's
 // delay after the setData was sent is recorded as "notify".
-func (r *runner) runWatch(admin *conn) ([]*tally, error) {
+func (r *runner) runWatch() ([]*tally, error) {
 	conns, failures := r.dialAll(r.cfg.Watchers)
 	var watchers []*watcher
 	for _, c := range conns {
@@ -47,6 +47,16 @@ func (r *runner) runWatch(admin *conn) ([]*tally, error) {
 		}
 		return nil, fmt.Errorf("no watcher session could be opened: %v", failures.errs)
 	}
+	// The setter's session opens last, so it is not idle while the
+	// watchers connect.
+	admin, err := dial(r.cfg.Server, r.dialOptions())
+	if err != nil {
+		for _, w := range watchers {
+			w.c.close()
+		}
+		return nil, err
+	}
+	defer admin.close()
 	node := r.keys[0]
 	var wg sync.WaitGroup
 	for _, w := range watchers {

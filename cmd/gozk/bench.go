@@ -44,6 +44,7 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "multi-ops", Value: d.MultiOps, Usage: "setData operations per multi"},
 			&cli.IntFlag{Name: "pid", Usage: "server process id: report its CPU time per op and RSS (Linux)"},
 			&cli.StringFlag{Name: "label", Usage: "name of the server in the report"},
+			&cli.StringFlag{Name: "client", Value: bench.ClientPipelined, Usage: "pipelined (the bench's own) or go-zookeeper (cross-check; not for connect and watch)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
 		Action:      runBench,
@@ -76,6 +77,7 @@ func runBench(c *cli.Context) error {
 		MultiOps:  c.Int("multi-ops"),
 		PID:       c.Int("pid"),
 		Label:     c.String("label"),
+		Client:    c.String("client"),
 	}
 	if cfg.Sessions <= 0 || cfg.InFlight <= 0 || cfg.Watchers <= 0 || cfg.Keys <= 0 || cfg.MultiOps <= 0 {
 		return cli.Exit("--sessions, --inflight, --watchers, --keys and --multi-ops must be positive", exitUsage)
@@ -122,6 +124,7 @@ func benchCompareCommand() *cli.Command {
 			&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "measured phase of each run"},
 			&cli.DurationFlag{Name: "warmup", Value: time.Second, Usage: "unmeasured load before each run"},
 			&cli.DurationFlag{Name: "server-warmup", Value: 5 * time.Second, Usage: "mixed load given to each server before the grid"},
+			&cli.StringFlag{Name: "client", Value: bench.ClientPipelined, Usage: "pipelined or go-zookeeper (connect and watch always use pipelined)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the comparison as JSON instead of tables"},
 		},
 		Action: runBenchCompare,
@@ -157,6 +160,7 @@ func runBenchCompare(c *cli.Context) error {
 		ReadRatio: c.Float64("read-ratio"),
 		Duration:  c.Duration("duration"),
 		Warmup:    c.Duration("warmup"),
+		Client:    c.String("client"),
 	}
 	cc := bench.CompareConfig{
 		Gozk:         gozkBin,
