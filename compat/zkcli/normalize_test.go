@@ -1,0 +1,106 @@
+package zkcli
+
+import (
+	"strings"
+	"testing"
+)
+
+const sample = `SLF4J: Failed to load class "org.slf4j.impl.StaticLoggerBinder".
+Connecting to 127.0.0.1:4242
+2026-01-02 03:04:05,678 [myid:] - INFO  [main:ZooKeeper@1] - Initiating client connection
+Welcome to ZooKeeper!
+JLine support is disabled
+
+WATCHER::
+
+WatchedEvent state:SyncConnected type:None path:null
+Created /a
+cZxid = 0x1f
+ctime = Sat Nov 21 02:26:14 UTC 2026
+mZxid = 0x2a
+mtime = Thu Jan 01 00:00:00 UTC 1970
+pZxid = 0x1f
+cversion = 0
+ephemeralOwner = 0x1000050296a0000
+
+WATCHER::
+cZxid = 0x0
+ephemeralOwner = 0x0
+ephemeralOwner = 0x2000050296a0001
+
+WatchedEvent state:SyncConnected type:NodeDataChanged path:/a
+[/m/es0000000003, /m/e]
+[]
+
+hello 127.0.0.1:4242
+ephemeralOwner = 0x1000050296a0000
+`
+
+func TestNormalize(t *testing.T) {
+	got := Normalize(sample, "127.0.0.1:4242")
+	want := Transcript{
+		Lines: []string{
+			"Created /a",
+			"cZxid = Z1",
+			"ctime = <time>",
+			"mZxid = Z2",
+			"mtime = Thu Jan 01 00:00:00 UTC 1970",
+			"pZxid = Z1",
+			"cversion = 0",
+			"ephemeralOwner = S1",
+			// A watcher block cut in two by other output still comes out.
+			"cZxid = 0x0",
+			"ephemeralOwner = 0x0",
+			"ephemeralOwner = S2",
+			"[/m/e, /m/es0000000003]",
+			"[]",
+			"",
+			"hello <addr>",
+			"ephemeralOwner = S1",
+		},
+		Events: []string{
+			"state:SyncConnected type:None path:null",
+			"state:SyncConnected type:NodeDataChanged path:/a",
+		},
+	}
+	if d := Diff(want, got); d != "" {
+		t.Errorf("Normalize:\n%s\ngot:\n%s", d, got)
+	}
+}
+
+func TestTranscriptRoundTrip(t *testing.T) {
+	tr := Transcript{Lines: []string{"a", "", "b"}, Events: []string{"e1"}}
+	back, err := ParseTranscript(tr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Diff(tr, back) != "" || tr.String() != back.String() {
+		t.Errorf("round trip: %q -> %q", tr.String(), back.String())
+	}
+	empty, err := ParseTranscript(Transcript{}.String())
+	if err != nil || len(empty.Lines) != 0 || len(empty.Events) != 0 {
+		t.Errorf("empty transcript: %+v, %v", empty, err)
+	}
+	if _, err := ParseTranscript("stray\n# output\n# events\n"); err == nil {
+		t.Error("a line before any section was accepted")
+	}
+}
+
+func TestDiff(t *testing.T) {
+	want := Transcript{Lines: []string{"a", "b", "c"}}
+	if d := Diff(want, want); d != "" {
+		t.Errorf("Diff of equal transcripts: %q", d)
+	}
+	d := Diff(want, Transcript{Lines: []string{"a", "x", "c"}})
+	if !strings.Contains(d, "output differs from line 2") || !strings.Contains(d, "x") {
+		t.Errorf("Diff:\n%s", d)
+	}
+	d = Diff(want, Transcript{Lines: []string{"a", "b"}})
+	if !strings.Contains(d, "(ends here)") {
+		t.Errorf("Diff of a shorter transcript:\n%s", d)
+	}
+	d = Diff(Transcript{Events: []string{"e"}}, Transcript{})
+	if !strings.Contains(d, "events differs") {
+		t.Errorf("Diff of events:\n%s", d)
+	}
+}

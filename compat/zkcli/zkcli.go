@@ -1,0 +1,307 @@
+package zkcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultZkCli is where Debian's zookeeper package installs zkCli.sh.
+const DefaultZkCli = "/usr/share/zookeeper/bin/zkCli.sh"
+
+// EnvZkCli names the zkCli.sh to use.
+const EnvZkCli = "GOZK_ZKCLI"
+
+// ErrUnavailable means zkCli.sh could not be found.
+var ErrUnavailable = errors.New("zkcli: zkCli.sh is not available")
+
+// Find returns the path of zkCli.sh.
+func Find() (string, error) {
+	if p := os.Getenv(EnvZkCli); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%w: %s=%s: %v", ErrUnavailable, EnvZkCli, p, err)
+		}
+		return p, nil
+	}
+	if p, err := exec.LookPath("zkCli.sh"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat(DefaultZkCli); err == nil {
+		return DefaultZkCli, nil
+	}
+	return "", fmt.Errorf("%w: set %s, put zkCli.sh on PATH, or apt-get install -y zookeeper zookeeper-bin default-jdk-headless", ErrUnavailable, EnvZkCli)
+}
+
+// Result is one run of zkCli.
+type Result struct {
+	// Raw is everything zkCli wrote, stdout and stderr in one stream (one
+	// pipe, so in the order zkCli wrote it).
+	Raw      string
+	ExitCode int
+}
+
+// jvmFlags make the short-lived client JVM start quickly.
+const jvmFlags = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+
+func command(ctx context.Context, zkcli, addr string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, zkcli, append([]string{"-server", addr}, args...)...)
+	env := []string{"TZ=UTC", "CLIENT_JVMFLAGS=" + jvmFlags, "JVMFLAGS="}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TZ=") || strings.HasPrefix(kv, "CLIENT_JVMFLAGS=") || strings.HasPrefix(kv, "JVMFLAGS=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = env
+	cmd.Dir = os.TempDir()
+	return cmd
+}
+
+func run(cmd *exec.Cmd) (Result, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	res := Result{Raw: out.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+		err = nil
+	}
+	return res, err
+}
+
+// RunScript runs zkCli against addr with the commands on stdin, one per
+// line, and returns when zkCli exits at the end of its input.
+func RunScript(ctx context.Context, zkcli, addr string, commands []string) (Result, error) {
+	cmd := command(ctx, zkcli, addr)
+	cmd.Stdin = strings.NewReader(strings.Join(commands, "\n") + "\n")
+	return run(cmd)
+}
+
+// RunCommand runs zkCli against addr with one command given as
+// arguments.
+func RunCommand(ctx context.Context, zkcli, addr string, args ...string) (Result, error) {
+	cmd := command(ctx, zkcli, addr, args...)
+	cmd.Stdin = strings.NewReader("")
+	return run(cmd)
+}
+
+// Transcript is a normalized zkCli run.
+type Transcript struct {
+	// Lines is the command output, in order.
+	Lines []string
+	// Events are the watch notifications zkCli printed, in order, as
+	// "state:<s> type:<t> path:<p>".
+	Events []string
+}
+
+// String renders a transcript the way golden files store it.
+func (t Transcript) String() string {
+	var b strings.Builder
+	b.WriteString("# output\n")
+	for _, l := range t.Lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString("# events\n")
+	for _, e := range t.Events {
+		b.WriteString(e)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+var (
+	logLine   = regexp.MustCompile(`^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d`)
+	zxidLine  = regexp.MustCompile(`^([cmp]Zxid = )0x([0-9a-f]+)$`)
+	ownerLine = regexp.MustCompile(`^(ephemeralOwner = )0x([0-9a-f]+)$`)
+	timeLine  = regexp.MustCompile(`^([cm]time = )(.+)$`)
+	listLine  = regexp.MustCompile(`^\[(.*)\]$`)
+)
+
+// epoch is how zkCli prints time 0 with TZ=UTC.
+const epoch = "Thu Jan 01 00:00:00 UTC 1970"
+
+// Normalize turns raw zkCli output into a transcript (see the package
+// comment for what it changes). addr, if not empty, is replaced by
+// "<addr>".
+func Normalize(raw, addr string) Transcript {
+	raw = strings.ReplaceAll(raw, "\r\n", "\n")
+	if addr != "" {
+		raw = strings.ReplaceAll(raw, addr, "<addr>")
+	}
+	lines := strings.Split(strings.TrimSuffix(raw, "\n"), "\n")
+	if raw == "" {
+		lines = nil
+	}
+
+	// Take out the watcher blocks: "", "WATCHER::", "", "WatchedEvent ...".
+	// When other output lands inside a block, the block's parts are
+	// found apart: split counts blocks whose event line is still to come.
+	var kept []string
+	var t Transcript
+	split := 0
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l == "WATCHER::" {
+			if n := len(kept); n > 0 && kept[n-1] == "" {
+				kept = kept[:n-1]
+			}
+			j := i + 1
+			if j < len(lines) && lines[j] == "" {
+				j++
+			}
+			if j < len(lines) && strings.HasPrefix(lines[j], "WatchedEvent ") {
+				t.Events = append(t.Events, strings.TrimPrefix(lines[j], "WatchedEvent "))
+				i = j
+			} else {
+				split++
+				i = j - 1
+			}
+			continue
+		}
+		if strings.HasPrefix(l, "WatchedEvent ") {
+			t.Events = append(t.Events, strings.TrimPrefix(l, "WatchedEvent "))
+			if split > 0 {
+				split--
+				if n := len(kept); n > 0 && kept[n-1] == "" {
+					kept = kept[:n-1]
+				}
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "SLF4J:"), logLine.MatchString(l),
+			strings.HasPrefix(l, "Connecting to "), l == "Welcome to ZooKeeper!",
+			strings.HasPrefix(l, "JLine support is "):
+			continue
+		}
+		kept = append(kept, l)
+	}
+
+	// zxids by rank, session ids by first appearance.
+	var zxids []uint64
+	seen := map[uint64]bool{}
+	for _, l := range kept {
+		if m := zxidLine.FindStringSubmatch(l); m != nil {
+			z, _ := strconv.ParseUint(m[2], 16, 64)
+			if z != 0 && !seen[z] {
+				seen[z] = true
+				zxids = append(zxids, z)
+			}
+		}
+	}
+	sort.Slice(zxids, func(i, j int) bool { return zxids[i] < zxids[j] })
+	zxidName := map[uint64]string{}
+	for i, z := range zxids {
+		zxidName[z] = "Z" + strconv.Itoa(i+1)
+	}
+	sessionName := map[string]string{}
+	for _, l := range kept {
+		switch {
+		case zxidLine.MatchString(l):
+			m := zxidLine.FindStringSubmatch(l)
+			z, _ := strconv.ParseUint(m[2], 16, 64)
+			if z != 0 {
+				l = m[1] + zxidName[z]
+			}
+		case ownerLine.MatchString(l):
+			m := ownerLine.FindStringSubmatch(l)
+			if m[2] != "0" {
+				name, ok := sessionName[m[2]]
+				if !ok {
+					name = "S" + strconv.Itoa(len(sessionName)+1)
+					sessionName[m[2]] = name
+				}
+				l = m[1] + name
+			}
+		case timeLine.MatchString(l):
+			m := timeLine.FindStringSubmatch(l)
+			if m[2] != epoch {
+				l = m[1] + "<time>"
+			}
+		case listLine.MatchString(l):
+			m := listLine.FindStringSubmatch(l)
+			if m[1] != "" {
+				items := strings.Split(m[1], ", ")
+				sort.Strings(items)
+				l = "[" + strings.Join(items, ", ") + "]"
+			}
+		}
+		t.Lines = append(t.Lines, l)
+	}
+	return t
+}
+
+// ParseTranscript reads the String form back.
+func ParseTranscript(s string) (Transcript, error) {
+	var t Transcript
+	section := ""
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		switch l {
+		case "# output", "# events":
+			section = l
+			continue
+		}
+		switch section {
+		case "# output":
+			t.Lines = append(t.Lines, l)
+		case "# events":
+			t.Events = append(t.Events, l)
+		default:
+			return t, fmt.Errorf("line %q before any section", l)
+		}
+	}
+	if section != "# events" {
+		return t, errors.New("no # events section")
+	}
+	return t, nil
+}
+
+// Diff describes how got differs from want, or returns "" if it does
+// not. Each difference is shown with a little context.
+func Diff(want, got Transcript) string {
+	var b strings.Builder
+	diffLines(&b, "output", want.Lines, got.Lines)
+	diffLines(&b, "events", want.Events, got.Events)
+	return b.String()
+}
+
+func diffLines(b *strings.Builder, what string, want, got []string) {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	if i == len(want) && i == len(got) {
+		return
+	}
+	fmt.Fprintf(b, "%s differs from line %d on (%d lines expected, %d got)\n", what, i+1, len(want), len(got))
+	lo := i - 3
+	if lo < 0 {
+		lo = 0
+	}
+	show := func(name string, lines []string) {
+		fmt.Fprintf(b, "  %s:\n", name)
+		for j := lo; j < len(lines) && j < i+6; j++ {
+			mark := " "
+			if j >= i {
+				mark = "!"
+			}
+			fmt.Fprintf(b, "   %s%4d  %s\n", mark, j+1, lines[j])
+		}
+		if i >= len(lines) {
+			fmt.Fprintf(b, "   !      (ends here)\n")
+		}
+	}
+	show("want", want)
+	show("got", got)
+}
