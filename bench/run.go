@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -685,9 +686,35 @@ func (s *session) issue(now time.Time, measured bool) {
 	s.queue = append(s.queue, in)
 }
 
+// statSize is the encoded size of a Stat.
+const statSize = 68
+
+// replyShapeOK checks that a successful reply has the body its request
+// calls for (a getData reply carries the node's data), so that no server
+// is credited for answers it did not give.
+func (s *session) replyShapeOK(kind opKind, body []byte) bool {
+	switch kind {
+	case kindGet:
+		return len(body) == 4+len(s.r.value)+statSize
+	case kindSet, kindExists:
+		return len(body) == statSize
+	case kindChildren:
+		return len(body) >= 4 && int32(binary.BigEndian.Uint32(body)) == childrenPerParent
+	case kindCreate:
+		return len(body) >= 4+len(s.prefix)
+	}
+	return true
+}
+
 // complete accounts for one reply.
 func (s *session) complete(in inflight, rep reply, now time.Time) {
 	ok := rep.err == proto.ErrOK
+	if ok && !s.replyShapeOK(in.kind, rep.body) {
+		if in.measured {
+			s.t.fail(fmt.Sprintf("malformed %s reply of %d bytes", kindNames[in.kind], len(rep.body)))
+		}
+		return
+	}
 	if ok && in.kind == kindMulti {
 		var mr proto.MultiResponse
 		if err := jute.Unmarshal(rep.body, &mr); err != nil {
