@@ -372,8 +372,11 @@ func (p *prepStage) checkReconfig() (proto.OpCode, jute.Record, proto.ErrCode) {
 // real sub-txns, which the apply stage turns into no-ops, as in Java.
 func (p *prepStage) prepareMulti(r *request, zxid int64, now int64, m *proto.MultiRequest) {
 	for i := range m.Ops {
-		if m.Ops[i].IsRead() {
-			// Read ops under opcode 14: the whole request is malformed.
+		op := &m.Ops[i]
+		if op.IsRead() || !normaliseMultiCreate(op) {
+			// Read ops under opcode 14, or a create op whose flags name a
+			// TTL mode: Java cannot even build the request, so the whole
+			// multi fails with MarshallingError and no results.
 			r.err = proto.ErrMarshallingError
 			p.setTxn(r, now, proto.OpError, &proto.ErrorTxn{Err: int32(proto.ErrMarshallingError)})
 			return
@@ -404,11 +407,6 @@ func (p *prepStage) prepareMulti(r *request, zxid int64, now int64, m *proto.Mul
 			}
 			var code proto.ErrCode
 			typ, body, code = p.check(r, zxid, op.Type, rec)
-			if typ == proto.OpCreate2 {
-				// Java logs a create2 op of a multi as a plain create,
-				// and answers it with a path-only result.
-				typ = proto.OpCreate
-			}
 			if code != proto.ErrOK {
 				failed = code
 				p.changes.rollback(snap)
@@ -418,4 +416,25 @@ func (p *prepStage) prepareMulti(r *request, zxid int64, now int64, m *proto.Mul
 		txns = append(txns, proto.Txn{Type: int32(typ), Data: jute.Marshal(body)})
 	}
 	p.setTxn(r, now, proto.OpMulti, &proto.MultiTxn{Txns: txns})
+}
+
+// normaliseMultiCreate gives a create op of a multi the opcode Java gives
+// it while decoding the request, where the op's flags, not its type, pick
+// the kind of create: CONTAINER flags make any of create, create2 and
+// createContainer a container create, other flags make it a plain create,
+// and TTL flags outside createTTL cannot be decoded at all (false).
+func normaliseMultiCreate(op *proto.MultiOp) bool {
+	switch op.Type {
+	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer:
+		mode := proto.CreateMode(op.Create.Flags)
+		switch {
+		case mode.IsTTL():
+			return false
+		case mode.IsContainer():
+			op.Type = proto.OpCreateContainer
+		default:
+			op.Type = proto.OpCreate
+		}
+	}
+	return true
 }
