@@ -87,6 +87,8 @@ func describeRecord(rec jute.Record) string {
 		return str(v.Path)
 	case *proto.AuthPacket:
 		return fmt.Sprintf("scheme=%s auth=%s", str(v.Scheme), data(v.Auth))
+	case *proto.GetSASLRequest:
+		return "token=" + data(v.Token)
 	case *proto.ReconfigRequest:
 		return fmt.Sprintf("joining=%q leaving=%q members=%q curConfigId=%d", v.JoiningServers, v.LeavingServers, v.NewMembers, v.CurConfigId)
 	}

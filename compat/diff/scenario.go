@@ -56,6 +56,20 @@ var (
 		Name:   "reconfig-enabled",
 		Config: []string{"reconfigEnabled=true"},
 	}
+	// QuotaServer turns hard quotas into errors (QuotaExceeded).
+	QuotaServer = ServerConfig{
+		Name:             "enforce-quota",
+		SystemProperties: map[string]string{"zookeeper.enforceQuota": "true"},
+	}
+	// EnforcedAuthServer requires digest authentication before any other
+	// request (SessionClosedRequireSaslAuth).
+	EnforcedAuthServer = ServerConfig{
+		Name: "enforce-auth",
+		SystemProperties: map[string]string{
+			"zookeeper.enforce.auth.enabled": "true",
+			"zookeeper.enforce.auth.schemes": "digest",
+		},
+	}
 	// SuperDigestServer makes digest "super:secret" a super user.
 	SuperDigestServer = ServerConfig{
 		Name: "super-digest",
@@ -413,6 +427,27 @@ func WhoAmI() Request { return Request{Op: proto.OpWhoAmI} }
 func Auth(scheme, auth string) Request {
 	return Request{Op: proto.OpAuth, Xid: proto.XidAuth, FixedXid: true,
 		Body: &proto.AuthPacket{Type: 0, Scheme: scheme, Auth: []byte(auth)}}
+}
+
+// SASL is a sasl request (102) carrying token.
+func SASL(token []byte) Request {
+	return record(proto.OpSASL, &proto.GetSASLRequest{Token: token})
+}
+
+// DeleteContainer is deleteContainer (20), which Java accepts from
+// clients although only its container reaper is meant to send it. The
+// body is sent as Java's reaper builds it, the bare path bytes without a
+// length prefix; DeleteContainerBuffer sends the jute buffer form.
+func DeleteContainer(path string) Request {
+	return Request{Op: proto.OpDeleteContainer, Raw: []byte(path), Desc: "deleteContainer raw-path " + str(path)}
+}
+
+// DeleteContainerBuffer is deleteContainer with the path as a jute
+// buffer (length-prefixed), the DeleteContainerRequest record's form.
+func DeleteContainerBuffer(path string) Request {
+	w := jute.NewWriter(nil)
+	w.WriteBuffer([]byte(path))
+	return Request{Op: proto.OpDeleteContainer, Raw: w.Bytes(), Desc: "deleteContainer buffer-path " + str(path)}
 }
 
 // Reconfig is reconfig (16).

@@ -51,6 +51,7 @@ func Scenarios() []Scenario {
 		watchScenarios(),
 		sessionScenarios(),
 		miscScenarios(),
+		quotaScenarios(),
 		frameScenarios(),
 	} {
 		all = append(all, part...)
@@ -1277,6 +1278,45 @@ func miscScenarios() []Scenario {
 			),
 		},
 		{
+			Name: "misc/sasl-without-sasl",
+			Doc:  "§6.23: a server without SASL answers sasl with err 0 and a null token",
+			Steps: Steps(
+				Connect(1),
+				Do(1, SASL([]byte{})),
+				Do(1, SASL([]byte("token"))),
+				Do(1, SASL(nil)),
+				Do(1, WhoAmI()),
+			),
+		},
+		{
+			Name: "misc/delete-container",
+			Doc:  "§6.18: deleteContainer sent by a client: path checks, NoNode, NotEmpty, BadVersion for ephemerals, no ACL check",
+			Steps: Steps(
+				Connect(1),
+				Do(1, CreateContainer("/c", nil)),
+				Do(1, Create("/c/x", nil, fPersistent)),
+				Do(1, DeleteContainerBuffer("/c")),
+				Do(1, DeleteContainer("/c")),
+				Do(1, Delete("/c/x", -1)),
+				Do(1, Create("/e", nil, fEphemeral)),
+				Do(1, DeleteContainer("/e")),
+				Do(1, Create("/locked", nil, fPersistent)),
+				Do(1, Create("/locked/p", nil, fPersistent)),
+				Do(1, Create("/locked/q", nil, fPersistent)),
+				Do(1, SetACL("/locked", nobody, -1)),
+				Do(1, Delete("/locked/p", -1)),
+				Do(1, DeleteContainer("/locked/p")),
+				Do(1, DeleteContainer("/missing")),
+				Do(1, DeleteContainer("/")),
+				Do(1, DeleteContainer("/zookeeper")),
+				Do(1, DeleteContainer("nope")),
+				Do(1, DeleteContainer("")),
+				Do(1, DeleteContainer("/c")),
+				Do(1, GetChildren("/locked", false)),
+				Do(1, GetChildren("/", false)),
+			),
+		},
+		{
 			Name: "misc/children-lists",
 			Doc:  "§6.8: empty vectors (never null) for leaves and ephemerals",
 			Steps: Steps(
@@ -1291,6 +1331,83 @@ func miscScenarios() []Scenario {
 				Do(1, Create("/many/m-", nil, fSeq)),
 				Do(1, Create("/many/名", nil, fPersistent)),
 				Do(1, GetChildren("/many", false)),
+			),
+		},
+	}
+}
+
+// Quota nodes for /q: a limit of 3 nodes and 10 bytes (the format zkCli's
+// setquota writes, §16.2), and the stats node the server fills in.
+const (
+	quotaLimits = "count=-1,bytes=-1=;byteHardLimit=10;countHardLimit=3"
+	quotaSoft   = "count=3,bytes=10"
+)
+
+func quotaSteps(limits string) []Step {
+	return Steps(
+		Connect(1),
+		Do(1, Create("/q", D("12345"), fPersistent)),
+		Do(1, Create("/zookeeper/quota/q", nil, fPersistent)),
+		Do(1, Create("/zookeeper/quota/q/zookeeper_limits", D(limits), fPersistent)),
+		Do(1, Create("/zookeeper/quota/q/zookeeper_stats", D("count=0,bytes=0"), fPersistent)),
+		Do(1, GetData("/zookeeper/quota/q/zookeeper_stats", false)),
+		Do(1, Create("/q/a", D("67"), fPersistent)),
+		Do(1, Create("/q/b", nil, fPersistent)),
+		Do(1, GetData("/zookeeper/quota/q/zookeeper_stats", false)),
+		Do(1, Create("/q/c", nil, fPersistent)),
+		Do(1, SetData("/q/a", D("678901"), -1)),
+		Do(1, SetData("/q/a", D("6789"), -1)),
+		Do(1, SetData("/q/a", D(""), -1)),
+		Do(1, Multi(MCreate(proto.OpCreate, "/q/m", nil, Open, fPersistent))),
+		Do(1, Create("/qq", D("outside the quota"), fPersistent)),
+		Do(1, GetData("/zookeeper/quota/q/zookeeper_stats", false)),
+		Do(1, Delete("/q/b", -1)),
+		Do(1, Create("/q/c", nil, fPersistent)),
+		Do(1, GetData("/zookeeper/quota/q/zookeeper_stats", false)),
+		Do(1, GetAllChildrenNumber("/zookeeper/quota")),
+	)
+}
+
+func quotaScenarios() []Scenario {
+	return []Scenario{
+		{
+			Name:   "quota/enforced",
+			Server: QuotaServer,
+			Doc:    "§16.3, §16.4: hard limits give QuotaExceeded; the stats node follows usage",
+			Steps:  quotaSteps(quotaLimits),
+		},
+		{
+			Name:   "quota/soft-limits-enforced",
+			Server: QuotaServer,
+			Doc:    "§16.4: soft limits are only logged even with enforceQuota",
+			Steps:  quotaSteps(quotaSoft),
+		},
+		{
+			Name:  "quota/not-enforced",
+			Doc:   "§16.3: without enforceQuota hard limits are only logged; the stats node still follows usage",
+			Steps: quotaSteps(quotaLimits),
+		},
+		{
+			Name:   "auth/enforced",
+			Server: EnforcedAuthServer,
+			Doc:    "§10.5: without a digest identity every request but auth gets SessionClosedRequireSaslAuth (zxid 0) and the connection closes",
+			Steps: Steps(
+				Connect(1),
+				Do(1, GetData("/", false)),
+				ExpectClosed(1),
+				Connect(2),
+				Do(2, Ping()),
+				ExpectClosed(2),
+				Connect(3),
+				Do(3, Auth("ip", "127.0.0.1")),
+				Do(3, Exists("/", false)),
+				ExpectClosed(3),
+				Connect(4),
+				Do(4, Auth("digest", "carol:pw")),
+				Do(4, Create("/a", D("a"), fPersistent)),
+				Do(4, GetData("/a", false)),
+				Do(4, WhoAmI()),
+				ConnectWith(5, Conn{Pipeline: []Request{Auth("digest", "dave:pw"), Exists("/a", false)}}),
 			),
 		},
 	}
