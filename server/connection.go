@@ -27,7 +27,6 @@ type connection struct {
 	oldClient bool
 
 	handshakeStarted bool
-	unknownOps       atomic.Int32
 	throttled        atomic.Bool
 	closed           atomic.Bool
 	outstanding      atomic.Int64
@@ -196,9 +195,6 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 	sess.mu.Unlock()
 	if !write {
 		return
-	}
-	if r.op == proto.OpCloseSession {
-		s.tracker.markClosing(sess)
 	}
 	c.outstanding.Add(1)
 	if s.outstanding.Add(1) > int64(s.cfg.GlobalOutstandingLimit) && c.throttled.CompareAndSwap(false, true) {

@@ -189,9 +189,15 @@ func (s *Server) drain(sess *session) {
 		sess.queue[0] = nil
 		sess.queue = sess.queue[1:]
 		sess.mu.Unlock()
-		if head.isWrite() {
+		switch {
+		case head.isWrite():
 			s.replyWrite(head)
-		} else if head.conn != nil {
+		case head.conn == nil:
+		case !s.tracker.isActive(sess):
+			// Read behind a closeSession or an expiry: Java answers it
+			// with SessionExpired.
+			head.conn.reply(head.xid, s.tree.LastProcessedZxid(), proto.ErrSessionExpired, nil)
+		default:
 			s.executeRead(head.conn, head.xid, head.op, head.body, head.ids)
 		}
 		sess.mu.Lock()
@@ -206,7 +212,7 @@ func (s *Server) drain(sess *session) {
 // replyWrite answers an applied write.
 func (s *Server) replyWrite(r *request) {
 	c := r.conn
-	if c == nil {
+	if c == nil || r.op == proto.OpCheck {
 		return
 	}
 	zxid := r.zxid

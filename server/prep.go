@@ -37,15 +37,24 @@ func (p *prepStage) prepare(r *request) {
 	}
 	record, ok := p.decodeBody(r)
 	if !ok {
-		if r.op == proto.OpMulti {
-			p.lastZxid++
-			p.setTxn(r, now, proto.OpError, &proto.ErrorTxn{Err: int32(proto.ErrMarshallingError)})
-		}
+		// Java assigns the zxid before it decodes, so an undecodable write
+		// still consumes one and is logged as an error txn.
+		p.lastZxid++
+		p.setTxn(r, now, proto.OpError, &proto.ErrorTxn{Err: int32(proto.ErrMarshallingError)})
 		r.err = proto.ErrMarshallingError
 		return
 	}
 	p.lastZxid++
 	zxid := p.lastZxid
+	if r.session != nil && r.op != proto.OpCloseSession && !p.srv.tracker.isActive(r.session) {
+		// The session began closing after this request was read.
+		r.err = proto.ErrSessionExpired
+		p.setTxn(r, now, proto.OpError, &proto.ErrorTxn{Err: int32(proto.ErrSessionExpired)})
+		return
+	}
+	if r.op == proto.OpCloseSession && r.session != nil {
+		p.srv.tracker.markClosing(r.session)
+	}
 	if r.op == proto.OpMulti {
 		p.prepareMulti(r, zxid, now, record.(*proto.MultiRequest))
 		return
@@ -78,7 +87,12 @@ func (p *prepStage) decodeBody(r *request) (jute.Record, bool) {
 	case proto.OpDelete:
 		rec = new(proto.DeleteRequest)
 	case proto.OpDeleteContainer:
-		rec = new(proto.GetSASLRequest) // a single buffer: the path bytes
+		// The body is the raw path bytes, as Java's container manager
+		// builds it; a client sending a jute string here gets its length
+		// prefix read as part of the path, exactly as in Java.
+		return &rawPath{string(r.body)}, true
+	case proto.OpCheck:
+		rec = new(proto.CheckVersionRequest)
 	case proto.OpSetData:
 		rec = new(proto.SetDataRequest)
 	case proto.OpSetACL:
@@ -123,7 +137,7 @@ func (p *prepStage) check(r *request, zxid int64, op proto.OpCode, record jute.R
 	case proto.OpDelete:
 		return p.checkDelete(r, zxid, record.(*proto.DeleteRequest))
 	case proto.OpDeleteContainer:
-		return p.checkDeleteContainer(zxid, string(record.(*proto.GetSASLRequest).Token))
+		return p.checkDeleteContainer(zxid, record.(*rawPath).path)
 	case proto.OpSetData:
 		return p.checkSetData(r, zxid, record.(*proto.SetDataRequest))
 	case proto.OpSetACL:
@@ -438,3 +452,9 @@ func normaliseMultiCreate(op *proto.MultiOp) bool {
 	}
 	return true
 }
+
+// rawPath is the body of a deleteContainer request.
+type rawPath struct{ path string }
+
+func (r *rawPath) Encode(w *jute.Writer) { w.WriteRaw([]byte(r.path)) }
+func (r *rawPath) Decode(*jute.Reader)   {}

@@ -26,6 +26,12 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 	defer s.applyMu.RUnlock()
 	zxid := s.tree.LastProcessedZxid()
 
+	if startsWithNullPath(op, body) {
+		// Java fails on the null path string while handling the request.
+		c.reply(xid, zxid, proto.ErrMarshallingError, nil)
+		return
+	}
+
 	switch op {
 	case proto.OpPing:
 		c.reply(proto.XidPing, zxid, proto.ErrOK, nil)
@@ -167,6 +173,12 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, proto.ErrMarshallingError, nil)
 			return
 		}
+		if req.DataWatches == nil || req.ExistWatches == nil || req.ChildWatches == nil ||
+			(op == proto.OpSetWatches2 && (req.PersistentWatches == nil || req.PersistentRecursiveWatches == nil)) {
+			// Java walks every list and fails on a null one.
+			c.reply(xid, zxid, proto.ErrMarshallingError, nil)
+			return
+		}
 		s.setWatches(c, &req)
 		c.reply(xid, zxid, proto.ErrOK, nil)
 	case proto.OpAddWatch:
@@ -201,27 +213,43 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			return
 		}
 		results := make([]proto.MultiResult, 0, len(req.Ops))
+		reads := 0
 		for i := range req.Ops {
-			if !req.Ops[i].IsRead() {
-				c.reply(xid, zxid, proto.ErrMarshallingError, nil)
-				return
+			if req.Ops[i].IsRead() {
+				reads++
 			}
+		}
+		switch {
+		case reads > 0 && reads < len(req.Ops):
+			// Java refuses to decode a request mixing reads and writes.
+			c.reply(xid, zxid, proto.ErrMarshallingError, nil)
+			return
+		case reads == 0 && len(req.Ops) > 0:
+			// Only writes: Java decodes it, refuses it, and still sends an
+			// (empty) MultiResponse after the error header.
+			w := writerPool.Get().(*jute.Writer)
+			w.Reset()
+			hdr := proto.ReplyHeader{Xid: xid, Zxid: zxid, Err: int32(proto.ErrMarshallingError)}
+			hdr.Encode(w)
+			empty := proto.MultiResponse{}
+			empty.Encode(w)
+			_ = c.nc.Send(w.Bytes())
+			writerPool.Put(w)
+			return
 		}
 		for i := range req.Ops {
 			results = append(results, s.multiReadOne(&req.Ops[i], ids))
 		}
 		c.reply(xid, zxid, proto.ErrOK, &proto.MultiResponse{Results: results})
 	case proto.OpSASL:
-		// No SASL is configured: Java answers with a null token.
-		c.reply(xid, zxid, proto.ErrOK, &proto.SetSASLResponse{Token: nil})
+		// No SASL is configured: Java answers with a null token and
+		// zxid 0.
+		c.reply(xid, 0, proto.ErrOK, &proto.SetSASLResponse{Token: nil})
 	default:
 		// Java answers an unknown opcode with Unimplemented and zxid -1,
-		// and drops the connection at the second one.
-		n := c.unknownOps.Add(1)
+		// then drops the connection (the session survives).
 		c.reply(xid, -1, proto.ErrUnimplemented, nil)
-		if n > 1 {
-			c.nc.CloseAfterFlush()
-		}
+		c.nc.CloseAfterFlush()
 	}
 }
 
@@ -293,4 +321,16 @@ func (s *Server) setWatches(c *connection, req *proto.SetWatches2) {
 	for _, p := range req.PersistentRecursiveWatches {
 		s.watches.AddPersistentWatch(p, c, true)
 	}
+}
+
+// startsWithNullPath reports a request whose leading path string is null
+// (length -1), for the operations whose record starts with the path.
+func startsWithNullPath(op proto.OpCode, body []byte) bool {
+	switch op {
+	case proto.OpExists, proto.OpGetData, proto.OpGetChildren, proto.OpGetChildren2,
+		proto.OpGetACL, proto.OpGetAllChildrenNumber, proto.OpSync, proto.OpAddWatch,
+		proto.OpCheckWatches, proto.OpRemoveWatches:
+		return len(body) >= 4 && body[0] == 0xff && body[1] == 0xff && body[2] == 0xff && body[3] == 0xff
+	}
+	return false
 }

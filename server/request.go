@@ -36,7 +36,8 @@ func (r *request) isWrite() bool {
 	switch r.op {
 	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL,
 		proto.OpDelete, proto.OpDeleteContainer, proto.OpSetData, proto.OpSetACL,
-		proto.OpMulti, proto.OpReconfig, proto.OpCreateSession, proto.OpCloseSession:
+		proto.OpMulti, proto.OpReconfig, proto.OpCreateSession, proto.OpCloseSession,
+		proto.OpCheck: // Java logs a check sent alone as a txn and answers nothing
 		return true
 	}
 	return false

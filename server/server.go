@@ -322,9 +322,7 @@ func (s *Server) containerLoop() {
 		paths := s.tree.ContainerCandidates(time.Now().UnixMilli(), s.cfg.ContainerMaxNeverUsed.Milliseconds(), perRun)
 		s.applyMu.RUnlock()
 		for _, p := range paths {
-			var w jute.Writer
-			w.WriteBuffer([]byte(p))
-			s.submitInternal(&request{sid: 0, op: proto.OpDeleteContainer, body: w.Bytes()})
+			s.submitInternal(&request{sid: 0, op: proto.OpDeleteContainer, body: []byte(p)})
 		}
 	}
 }
