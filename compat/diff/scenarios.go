@@ -391,7 +391,7 @@ func writeErrorScenarios() []Scenario {
 		},
 		{
 			Name: "zxid/consumption",
-			Doc:  "§12.1: failed writes consume a zxid, reads and sync do not, undecodable writes do not (except multi)",
+			Doc:  "§12.1: failed writes consume a zxid, undecodable ones included; reads and sync do not",
 			Steps: Steps(
 				Connect(1),
 				Do(1, Create("/a", nil, fPersistent)),
@@ -773,7 +773,7 @@ func multiScenarios() []Scenario {
 		},
 		{
 			Name: "multi/malformed",
-			Doc:  "§5.3: read ops in multi, write ops in multiRead, invalid flags and unknown op types fail the whole request with MarshallingError and no body",
+			Doc:  "§5.3: read ops in multi, write ops in multiRead, unknown op types and TTL flags under a create op fail the whole request with MarshallingError; other invalid flags fail only their op",
 			Steps: Steps(
 				Connect(1),
 				Do(1, Create("/a", D("a"), fPersistent)),
@@ -1154,7 +1154,7 @@ func sessionScenarios() []Scenario {
 		},
 		{
 			Name: "session/unknown-opcodes",
-			Doc:  "§4: Unimplemented with zxid -1, then the server closes the connection; the session survives",
+			Doc:  "§4: Unimplemented with zxid -1, then the server closes the connection; the session survives; check (13) alone gets no reply but spends a zxid",
 			Steps: Steps(
 				Connect(1),
 				Do(1, Create("/e", nil, fEphemeral)),
@@ -1290,7 +1290,7 @@ func miscScenarios() []Scenario {
 		},
 		{
 			Name: "misc/delete-container",
-			Doc:  "§6.18: deleteContainer sent by a client: path checks, NoNode, NotEmpty, BadVersion for ephemerals, no ACL check",
+			Doc:  "§6.18: Java 3.8.0 answers every deleteContainer a client sends with BadArguments (and spends a zxid), whatever the node and however the path is encoded",
 			Steps: Steps(
 				Connect(1),
 				Do(1, CreateContainer("/c", nil)),

@@ -29,6 +29,10 @@ const ExpectedVersion = "3.8.0"
 // a guard against a server that never comes up, not a performance check.
 const startupLimit = 90 * time.Second
 
+// probeLimit bounds one readiness probe; an unanswered probe is simply
+// repeated until startupLimit.
+const probeLimit = 2 * time.Second
+
 // Options shape the server. The zero value is the plain oracle.
 type Options struct {
 	// Config holds extra zoo.cfg lines ("key=value"), written after the
@@ -292,12 +296,17 @@ func FreePort() (int, error) {
 // FourLetterWord sends word on a fresh connection to addr and returns
 // everything the server writes before closing it.
 func FourLetterWord(addr, word string) (string, error) {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	return fourLetterWord(addr, word, 10*time.Second)
+}
+
+// fourLetterWord is FourLetterWord with a bound on the whole exchange.
+func fourLetterWord(addr, word string, limit time.Duration) (string, error) {
+	conn, err := net.DialTimeout("tcp", addr, limit)
 	if err != nil {
 		return "", err
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.SetDeadline(time.Now().Add(limit))
 	if _, err := conn.Write([]byte(word)); err != nil {
 		return "", err
 	}
@@ -324,11 +333,13 @@ func WaitServing(ctx context.Context, addr string, requireFourLetterWords bool, 
 		default:
 		}
 		// ruok only says the process is up; srvr also says whether it
-		// serves requests ("not currently serving" during startup).
-		out, err := FourLetterWord(addr, "ruok")
+		// serves requests ("not currently serving" during startup). A
+		// probe that gets no answer is abandoned quickly and repeated: a
+		// server that accepts before it reads must not stall the wait.
+		out, err := fourLetterWord(addr, "ruok", probeLimit)
 		switch {
 		case err == nil && out == "imok":
-			srvr, err := FourLetterWord(addr, "srvr")
+			srvr, err := fourLetterWord(addr, "srvr", probeLimit)
 			if err == nil && strings.HasPrefix(srvr, "Zookeeper version:") {
 				line, _, _ := strings.Cut(srvr, "\n")
 				return strings.TrimSpace(strings.TrimPrefix(line, "Zookeeper version:")), nil
