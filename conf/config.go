@@ -41,6 +41,9 @@ type Config struct {
 	StandaloneEnabled      bool
 	FourLetterWhitelist    string
 	AuthProviders          []string
+	EnforceAuthEnabled     bool     // zookeeper.enforce.auth.enabled
+	EnforceAuthSchemes     []string // zookeeper.enforce.auth.schemes
+	RequireClientSASLAuth  bool     // zookeeper.sessionRequireClientSASLAuth
 
 	// Properties holds every key as given (zoo.cfg keys and -D flags), for
 	// the conf and envi commands and for later features.
@@ -274,6 +277,21 @@ func (c *Config) apply() error {
 	}
 	if p, ok := c.lookup("DigestAuthenticationProvider.digestAlg"); ok {
 		c.DigestAlg = p.Value
+	}
+	// Java reads these with Boolean.parseBoolean: anything but "true" is
+	// false.
+	if p, ok := c.lookup("enforce.auth.enabled"); ok {
+		c.EnforceAuthEnabled = strings.EqualFold(p.Value, "true")
+	}
+	if p, ok := c.lookup("sessionRequireClientSASLAuth"); ok {
+		c.RequireClientSASLAuth = strings.EqualFold(p.Value, "true")
+	}
+	if p, ok := c.lookup("enforce.auth.schemes"); ok {
+		for _, s := range strings.Split(p.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				c.EnforceAuthSchemes = append(c.EnforceAuthSchemes, s)
+			}
+		}
 	}
 	if p, ok := c.lookup("4lw.commands.whitelist"); ok {
 		c.FourLetterWhitelist = p.Value

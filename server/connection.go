@@ -172,6 +172,14 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		s.handleAuth(c, xid, body)
 		return
 	}
+	if op != proto.OpSASL && s.acl.EnforcesAuth() && !s.acl.SatisfiesEnforcedAuth(c.identities()) {
+		// zookeeper.enforce.auth.enabled: everything but auth and sasl
+		// from an unauthenticated connection is refused, and the
+		// connection closed.
+		c.reply(xid, 0, proto.ErrSessionClosedRequireSaslAuth, nil)
+		nc.CloseAfterFlush()
+		return
+	}
 	if !s.tracker.touch(sess) {
 		// Java drops requests of unknown or closing sessions silently.
 		return

@@ -146,6 +146,10 @@ func serverConfig(c *conf.Config, logger zerolog.Logger) server.Config {
 		DigestEnabled:  c.DigestAuthEnabled,
 		DigestAlg:      c.DigestAlg,
 		ExtraProviders: c.AuthProviders,
+
+		EnforceAuthEnabled:           c.EnforceAuthEnabled,
+		EnforceAuthSchemes:           c.EnforceAuthSchemes,
+		SessionRequireClientSASLAuth: c.RequireClientSASLAuth,
 	}
 	sc.FourLetterWhitelist = c.FourLetterWhitelist
 	sc.Logger = logger
