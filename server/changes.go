@@ -154,10 +154,3 @@ func (o *outstandingChanges) pendingEphemerals(sid int64, inTree []string) []str
 	}
 	return out
 }
-
-// count returns the number of outstanding records.
-func (o *outstandingChanges) count() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.records)
-}
