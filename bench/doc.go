@@ -11,13 +11,27 @@
 // requests in order, so a connection's outstanding requests are a FIFO.
 // The client spends far less CPU per request than a general-purpose one,
 // which matters when it shares a small machine with the server under test;
-// it treats every server identically.
+// it treats every server identically. Client "go-zookeeper" runs the request
+// workloads through github.com/go-zookeeper/zk instead (InFlight goroutines
+// sharing each zk.Conn) as a cross-check with an off-the-shelf client; it
+// spends several times more CPU per request, so at high in-flight counts it
+// measures the client rather than the server.
+//
+// Replies are checked before a server is credited: the error code, the reply
+// order, and the body's shape (a getData reply carries the data).
 //
 // Latency is measured per request from the moment the request is queued for
 // writing until its reply has been read, and kept in an HDR-style
 // histogram with microsecond resolution (1/64 relative precision above 128
 // microseconds). Every run is bounded both in time and in the number of
 // operations, and removes the znodes it created.
+//
+// The connect workload times session establishment (TCP connect and
+// handshake) and, separately, the closeSession that follows; Sessions x
+// InFlight loops run concurrently. The watch workload times fan-out rounds:
+// Watchers sessions arm a data watch (getData with watch) on one node, a
+// separate session sets the node's data, and the round ends when every
+// watcher has read its notification.
 //
 // Compare runs a grid of workloads against Apache ZooKeeper 3.8.0 and gozk
 // started side by side with equivalent settings, and reports the ratios;
