@@ -137,6 +137,11 @@ func (p *prepStage) check(r *request, zxid int64, op proto.OpCode, record jute.R
 	case proto.OpDelete:
 		return p.checkDelete(r, zxid, record.(*proto.DeleteRequest))
 	case proto.OpDeleteContainer:
+		if r.conn != nil {
+			// Java reads a client's deleteContainer body including bytes
+			// it does not expect there and always ends in BadArguments.
+			return proto.OpError, nil, proto.ErrBadArguments
+		}
 		return p.checkDeleteContainer(zxid, record.(*rawPath).path)
 	case proto.OpSetData:
 		return p.checkSetData(r, zxid, record.(*proto.SetDataRequest))

@@ -173,13 +173,12 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, proto.ErrMarshallingError, nil)
 			return
 		}
-		if req.DataWatches == nil || req.ExistWatches == nil || req.ChildWatches == nil ||
-			(op == proto.OpSetWatches2 && (req.PersistentWatches == nil || req.PersistentRecursiveWatches == nil)) {
-			// Java walks every list and fails on a null one.
+		if !s.setWatches(c, &req, op == proto.OpSetWatches2) {
+			// Java walks the lists in order and fails at a null one,
+			// keeping what the earlier lists did.
 			c.reply(xid, zxid, proto.ErrMarshallingError, nil)
 			return
 		}
-		s.setWatches(c, &req)
 		c.reply(xid, zxid, proto.ErrOK, nil)
 	case proto.OpAddWatch:
 		var req proto.AddWatchRequest
@@ -242,6 +241,12 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 		}
 		c.reply(xid, zxid, proto.ErrOK, &proto.MultiResponse{Results: results})
 	case proto.OpSASL:
+		var req proto.GetSASLRequest
+		if !decodeOK(&r, &req) || req.Token == nil {
+			// Java fails on a null token and drops the connection.
+			c.nc.Close()
+			return
+		}
 		// No SASL is configured: Java answers with a null token and
 		// zxid 0.
 		c.reply(xid, 0, proto.ErrOK, &proto.SetSASLResponse{Token: nil})
@@ -280,11 +285,15 @@ func (s *Server) multiReadOne(op *proto.MultiOp, ids []proto.Id) proto.MultiResu
 }
 
 // setWatches restores a reconnecting client's watches, answering at once
-// those whose node changed since relativeZxid (client-protocol §6.16).
-func (s *Server) setWatches(c *connection, req *proto.SetWatches2) {
+// those whose node changed since relativeZxid (client-protocol §6.16). It
+// stops at the first null list and returns false.
+func (s *Server) setWatches(c *connection, req *proto.SetWatches2, withPersistent bool) bool {
 	rel := req.RelativeZxid
 	notify := func(t proto.EventType, path string) {
 		c.Notify(proto.WatcherEvent{Type: int32(t), State: int32(proto.StateSyncConnected), Path: path})
+	}
+	if req.DataWatches == nil {
+		return false
 	}
 	for _, p := range req.DataWatches {
 		stat, _, ok := s.tree.Exists(p)
@@ -297,12 +306,18 @@ func (s *Server) setWatches(c *connection, req *proto.SetWatches2) {
 			s.watches.AddDataWatch(p, c)
 		}
 	}
+	if req.ExistWatches == nil {
+		return false
+	}
 	for _, p := range req.ExistWatches {
 		if _, _, ok := s.tree.Exists(p); ok {
 			notify(proto.EventNodeCreated, p)
 		} else {
 			s.watches.AddDataWatch(p, c)
 		}
+	}
+	if req.ChildWatches == nil {
+		return false
 	}
 	for _, p := range req.ChildWatches {
 		stat, _, ok := s.tree.Exists(p)
@@ -315,12 +330,22 @@ func (s *Server) setWatches(c *connection, req *proto.SetWatches2) {
 			s.watches.AddChildWatch(p, c)
 		}
 	}
+	if !withPersistent {
+		return true
+	}
+	if req.PersistentWatches == nil {
+		return false
+	}
 	for _, p := range req.PersistentWatches {
 		s.watches.AddPersistentWatch(p, c, false)
+	}
+	if req.PersistentRecursiveWatches == nil {
+		return false
 	}
 	for _, p := range req.PersistentRecursiveWatches {
 		s.watches.AddPersistentWatch(p, c, true)
 	}
+	return true
 }
 
 // startsWithNullPath reports a request whose leading path string is null
