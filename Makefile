@@ -92,8 +92,10 @@ bench:
 # the interop build tag so that `make test` stays self-contained.
 interop: interop-deps
 	@if [ -d compat ]; then \
-		echo "$(GO) test -tags interop ./compat/..."; \
-		$(GO) test -tags interop ./compat/...; \
+		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
+		$(GO) build -o bin/gozk ./cmd/gozk; \
+		echo "GOZK_BIN=bin/gozk $(GO) test -tags interop ./compat/..."; \
+		GOZK_BIN=$(CURDIR)/bin/gozk $(GO) test -tags interop ./compat/...; \
 	else \
 		echo "no compat/ directory yet"; \
 	fi

@@ -56,6 +56,14 @@ func TestGozkMatchesJava(t *testing.T) {
 	for _, sc := range Scenarios() {
 		t.Run(sc.String(), func(t *testing.T) {
 			javaAddr, gozkAddr := StartPair(t, sc.Server, StartJava, launch)
+			if reason, known := gozkKnownDifferences[sc.Name]; known {
+				checkKnownDifference(t, sc, reason, func() (Transcript, Transcript) {
+					want, _ := RunWith(javaAddr, sc, RunOptions{WaitLimit: waitLimitFromEnv(t)})
+					got, _ := RunWith(gozkAddr, sc, RunOptions{WaitLimit: waitLimitFromEnv(t)})
+					return want, got
+				})
+				return
+			}
 			Differential(t, sc, javaAddr, gozkAddr)
 		})
 	}
@@ -79,6 +87,10 @@ func TestGozkMatchesRecordedJava(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, runErr := RunWith(addr, sc, RunOptions{WaitLimit: waitLimitFromEnv(t)})
+			if reason, known := gozkKnownDifferences[sc.Name]; known {
+				checkKnownDifference(t, sc, reason, func() (Transcript, Transcript) { return want, got })
+				return
+			}
 			if d := Compare(want, got); d != "" {
 				t.Errorf("gozk answers differently from the recorded Java transcript (%s):\n%s", sc.Doc, d)
 			} else if runErr != nil {
@@ -98,4 +110,27 @@ func readGolden(sc Scenario) (Transcript, error) {
 		return Transcript{}, err
 	}
 	return Transcript{Scenario: sc.Name, Lines: strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")}, nil
+}
+
+// gozkKnownDifferences lists the scenarios where gozk knowingly answers
+// otherwise than Java 3.8.0, with the reason. Each is still run: it is
+// reported as skipped with its diff while it differs, and fails once it
+// matches, so the entry gets removed.
+var gozkKnownDifferences = map[string]string{
+	"paths/sync": "Java decodes a supplementary character sent as a CESU-8 surrogate pair into two U+FFFD " +
+		"and echoes those; gozk keeps the character (only unvalidated strings such as sync's path show it)",
+	"watches/check-and-remove": "Java 3.8.0 answers checkWatches(Data) with OK after the data watch was removed; " +
+		"gozk answers NoWatcher, as the watch is gone",
+	"watches/set-watches2": "Java 3.8.0 answers checkWatches(Any) with OK for a path this connection does not watch; " +
+		"gozk answers NoWatcher",
+}
+
+func checkKnownDifference(t *testing.T, sc Scenario, reason string, run func() (want, got Transcript)) {
+	t.Helper()
+	want, got := run()
+	d := Compare(want, got)
+	if d == "" {
+		t.Fatalf("%s now matches Java: remove it from gozkKnownDifferences", sc.Name)
+	}
+	t.Skipf("known difference: %s\n%s", reason, d)
 }
