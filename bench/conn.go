@@ -104,9 +104,6 @@ func (c *conn) queue(op proto.OpCode, rec jute.Record) int32 {
 	return c.xid
 }
 
-// pending reports whether queued requests await flush.
-func (c *conn) pending() bool { return c.out.Len() > 0 }
-
 // flush writes the queued requests in one write.
 func (c *conn) flush() error {
 	if c.out.Len() == 0 {
