@@ -44,6 +44,28 @@ func (op *MultiOp) Path() string {
 	return ""
 }
 
+// Record returns the request record that matches Type, or nil for a type
+// that cannot appear in a multi.
+func (op *MultiOp) Record() jute.Record {
+	switch op.Type {
+	case OpCreate, OpCreate2, OpCreateContainer:
+		return &op.Create
+	case OpCreateTTL:
+		return &op.CreateTTL
+	case OpDelete:
+		return &op.Delete
+	case OpSetData:
+		return &op.SetData
+	case OpCheck:
+		return &op.Check
+	case OpGetChildren:
+		return &op.GetChildren
+	case OpGetData:
+		return &op.GetData
+	}
+	return nil
+}
+
 // IsRead reports whether the operation belongs in a multiRead.
 func (op *MultiOp) IsRead() bool { return op.Type == OpGetChildren || op.Type == OpGetData }
 
@@ -59,21 +81,8 @@ func (m *MultiRequest) Encode(w *jute.Writer) {
 		op := &m.Ops[i]
 		h := MultiHeader{Type: int32(op.Type), Done: false, Err: -1}
 		h.Encode(w)
-		switch op.Type {
-		case OpCreate, OpCreate2, OpCreateContainer:
-			op.Create.Encode(w)
-		case OpCreateTTL:
-			op.CreateTTL.Encode(w)
-		case OpDelete:
-			op.Delete.Encode(w)
-		case OpSetData:
-			op.SetData.Encode(w)
-		case OpCheck:
-			op.Check.Encode(w)
-		case OpGetChildren:
-			op.GetChildren.Encode(w)
-		case OpGetData:
-			op.GetData.Encode(w)
+		if rec := op.Record(); rec != nil {
+			rec.Encode(w)
 		}
 	}
 	end := MultiHeader{Type: -1, Done: true, Err: -1}
@@ -94,25 +103,12 @@ func (m *MultiRequest) Decode(r *jute.Reader) {
 		// header from the bounded input before the next one is appended.
 		m.Ops = append(m.Ops, MultiOp{Type: OpCode(h.Type)})
 		op := &m.Ops[len(m.Ops)-1]
-		switch op.Type {
-		case OpCreate, OpCreate2, OpCreateContainer:
-			op.Create.Decode(r)
-		case OpCreateTTL:
-			op.CreateTTL.Decode(r)
-		case OpDelete:
-			op.Delete.Decode(r)
-		case OpSetData:
-			op.SetData.Decode(r)
-		case OpCheck:
-			op.Check.Decode(r)
-		case OpGetChildren:
-			op.GetChildren.Decode(r)
-		case OpGetData:
-			op.GetData.Decode(r)
-		default:
+		rec := op.Record()
+		if rec == nil {
 			r.Fail("MultiHeader.type", ErrInvalidMultiOp)
 			return
 		}
+		rec.Decode(r)
 	}
 }
 

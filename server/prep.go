@@ -411,21 +411,8 @@ func (p *prepStage) prepareMulti(r *request, zxid int64, now int64, m *proto.Mul
 		if failed != proto.ErrOK {
 			typ, body = proto.OpError, &proto.ErrorTxn{Err: int32(proto.ErrRuntimeInconsistency)}
 		} else {
-			var rec jute.Record
-			switch op.Type {
-			case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer:
-				rec = &op.Create
-			case proto.OpCreateTTL:
-				rec = &op.CreateTTL
-			case proto.OpDelete:
-				rec = &op.Delete
-			case proto.OpSetData:
-				rec = &op.SetData
-			case proto.OpCheck:
-				rec = &op.Check
-			}
 			var code proto.ErrCode
-			typ, body, code = p.check(r, zxid, op.Type, rec)
+			typ, body, code = p.check(r, zxid, op.Type, op.Record())
 			if code != proto.ErrOK {
 				failed = code
 				p.changes.rollback(snap)

@@ -96,22 +96,5 @@ func describeRecord(rec jute.Record) string {
 }
 
 func describeMultiOp(op *proto.MultiOp) string {
-	var rec jute.Record
-	switch op.Type {
-	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer:
-		rec = &op.Create
-	case proto.OpCreateTTL:
-		rec = &op.CreateTTL
-	case proto.OpDelete:
-		rec = &op.Delete
-	case proto.OpSetData:
-		rec = &op.SetData
-	case proto.OpCheck:
-		rec = &op.Check
-	case proto.OpGetChildren:
-		rec = &op.GetChildren
-	case proto.OpGetData:
-		rec = &op.GetData
-	}
-	return op.Type.String() + " " + describeRecord(rec)
+	return op.Type.String() + " " + describeRecord(op.Record())
 }
