@@ -53,10 +53,10 @@
 // table's entry whatever its modes, so a path holding only a persistent or
 // recursive watch passes checkWatches with Children, Data and Any, and
 // removeWatches with Children or Data removes that table's half of it. Any
-// looks at both tables. The check is per connection, as the protocol
-// describes; 3.8.0 itself answers checkWatches successfully when any
-// connection, not necessarily the caller, watches the path in that table,
-// which this package does not copy.
+// looks at both tables. Removal is per connection. checkWatches copies
+// 3.8.0, which looks the path up without the connection: it succeeds when
+// any connection watches the path in that table, or when the caller has a
+// recursive watch on exactly that path.
 //
 // # Reports
 //

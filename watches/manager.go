@@ -187,23 +187,23 @@ func (m *Manager) RemoveWatches(path string, w Watcher, t proto.WatcherType) boo
 	return false
 }
 
-// CheckWatches implements checkWatches for watcher types 1 to 3: it
-// reports whether w has an entry at path in the child table (Children),
-// the data table (Data) or either (Any), whatever the entry's modes.
+// CheckWatches implements checkWatches for watcher types 1 to 3 exactly as
+// ZooKeeper 3.8.0 answers it: true when any connection has an entry at
+// path in the child table (Children), the data table (Data) or either
+// (Any), or when w has a recursive watch on exactly path there. Java looks
+// the path up without the connection, so one connection's check can
+// succeed on another's watch; RemoveWatches stays per connection.
 func (m *Manager) CheckWatches(path string, w Watcher, t proto.WatcherType) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.conns[w]
-	if c == nil {
-		return false
-	}
 	switch t {
 	case proto.WatcherChildren:
-		return m.child.has(c, path)
+		return m.child.checkable(c, path)
 	case proto.WatcherData:
-		return m.data.has(c, path)
+		return m.data.checkable(c, path)
 	case proto.WatcherAny:
-		return m.child.has(c, path) || m.data.has(c, path)
+		return m.child.checkable(c, path) || m.data.checkable(c, path)
 	}
 	return false
 }
@@ -211,13 +211,19 @@ func (m *Manager) CheckWatches(path string, w Watcher, t proto.WatcherType) bool
 // HasDataWatch reports whether w has an entry of any mode at path in the
 // data table.
 func (m *Manager) HasDataWatch(path string, w Watcher) bool {
-	return m.CheckWatches(path, w, proto.WatcherData)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.conns[w]
+	return c != nil && m.data.has(c, path)
 }
 
 // HasChildWatch reports whether w has an entry of any mode at path in the
 // child table.
 func (m *Manager) HasChildWatch(path string, w Watcher) bool {
-	return m.CheckWatches(path, w, proto.WatcherChildren)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.conns[w]
+	return c != nil && m.child.has(c, path)
 }
 
 // RemoveWatcher drops every watch w holds and forgets w; the server calls

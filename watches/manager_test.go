@@ -485,9 +485,12 @@ func TestCheckAndRemove(t *testing.T) {
 		{"Any succeeds if only one table has an entry", []string{
 			"A getChildren /x", "A remove /x any ok",
 		}},
-		{"checks are per connection", []string{
-			"A getData /x", "B check /x data nowatcher", "B check /x any nowatcher",
+		// Java 3.8.0 checks the leaf without the connection: B's check
+		// succeeds on A's watch, while removal stays per connection.
+		{"checks see every connection's watch at the path", []string{
+			"A getData /x", "B check /x data ok", "B check /x any ok", "B check /x children nowatcher",
 			"B remove /x data nowatcher", "A check /x data ok",
+			"A remove /x data ok", "B check /x data nowatcher",
 		}},
 		{"checkWatches does not consume the watch", []string{
 			"A getData /x", "A check /x data ok", "A check /x data ok",

@@ -144,6 +144,22 @@ func (t *table) remove(c *connState, path string) bool {
 	return true
 }
 
+// checkable answers Java 3.8.0's containsWatcher for one table: true when
+// any connection watches path there, or when c has a recursive watch on
+// exactly path. (3.8.0 looks the leaf up without the connection, which is
+// why a connection's checkWatches can succeed on another's watch.)
+func (t *table) checkable(c *connState, path string) bool {
+	ws, ok := t.byPath[path]
+	if ok && ws.size() > 0 {
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	md, ok := ws.lookup(c)
+	return ok && md&modeRecursive != 0
+}
+
 func (t *table) has(c *connState, path string) bool {
 	ws := t.byPath[path]
 	_, ok := ws.lookup(c)

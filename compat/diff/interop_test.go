@@ -119,10 +119,6 @@ func readGolden(sc Scenario) (Transcript, error) {
 var gozkKnownDifferences = map[string]string{
 	"paths/sync": "Java decodes a supplementary character sent as a CESU-8 surrogate pair into two U+FFFD " +
 		"and echoes those; gozk keeps the character (only unvalidated strings such as sync's path show it)",
-	"watches/check-and-remove": "Java 3.8.0 answers checkWatches(Data) with OK after the data watch was removed; " +
-		"gozk answers NoWatcher, as the watch is gone",
-	"watches/set-watches2": "Java 3.8.0 answers checkWatches(Any) with OK for a path this connection does not watch; " +
-		"gozk answers NoWatcher",
 }
 
 func checkKnownDifference(t *testing.T, sc Scenario, reason string, run func() (want, got Transcript)) {
