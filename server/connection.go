@@ -185,20 +185,19 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		return
 	}
 	ids := c.identities()
-	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids}
-	write := r.isWrite() && op != proto.OpCreateSession
 	if op == proto.OpCreateSession {
-		r.op = proto.OpNotification // a client may not send -10: unknown opcode
+		op = proto.OpNotification // a client may not send -10: unknown opcode
 	}
+	write := isWriteOp(op)
 	sess.mu.Lock()
 	if !write && !sess.draining && len(sess.queue) == 0 {
 		sess.mu.Unlock()
 		// Nothing of this session is in flight: answer now, on the event
-		// loop, without copying the frame.
-		s.executeRead(c, xid, r.op, body, ids)
+		// loop, without copying the frame or allocating a request.
+		s.executeRead(c, xid, op, body, ids)
 		return
 	}
-	r.body = bytes.Clone(body)
+	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids, body: bytes.Clone(body)}
 	sess.queue = append(sess.queue, r)
 	sess.mu.Unlock()
 	if !write {

@@ -32,8 +32,12 @@ type request struct {
 }
 
 // isWrite reports whether the request takes the prep -> sync -> final path.
-func (r *request) isWrite() bool {
-	switch r.op {
+func (r *request) isWrite() bool { return isWriteOp(r.op) }
+
+// isWriteOp reports whether requests of type op take the prep -> sync ->
+// final path.
+func isWriteOp(op proto.OpCode) bool {
+	switch op {
 	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL,
 		proto.OpDelete, proto.OpDeleteContainer, proto.OpSetData, proto.OpSetACL,
 		proto.OpMulti, proto.OpReconfig, proto.OpCreateSession, proto.OpCloseSession,
