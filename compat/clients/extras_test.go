@@ -3,13 +3,13 @@
 package clients
 
 import (
-	"io"
-	"net"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/compat/zkwire"
 )
 
 // testRecipes: go-zookeeper's protected ephemeral sequential create and
@@ -98,23 +98,9 @@ func testFourLetterWords(t *testing.T, e *env) {
 		}
 	}
 	if !found {
-		raw, _ := fourLetterWord(e.srv.Addr(), "cons")
+		raw, _ := zkwire.FourLetterWord(e.srv.Addr(), "cons", 10*time.Second)
 		t.Errorf("cons does not list session %#x: %+v\n%s", c.SessionID(), cons[0].Clients, raw)
 	}
-}
-
-func fourLetterWord(addr, word string) (string, error) {
-	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write([]byte(word)); err != nil {
-		return "", err
-	}
-	out, err := io.ReadAll(conn)
-	return string(out), err
 }
 
 // testOversizedFrame: a request frame above jute.maxbuffer makes the

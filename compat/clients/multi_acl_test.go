@@ -66,6 +66,7 @@ func testMulti(t *testing.T, e *env) {
 	// Ephemerals created in a multi belong to the session.
 	res, err = c.Multi(&zk.CreateRequest{Path: m + "/e", Acl: open, Flags: zk.FlagEphemeral})
 	must(t, "ephemeral multi", err)
+	wantEqual(t, "ephemeral multi result", res[0].String, m+"/e")
 	wantEqual(t, "ephemeralOwner", mustStat(t, c, m+"/e").EphemeralOwner, c.SessionID())
 
 	// A create and a delete of the same node leave nothing behind; a

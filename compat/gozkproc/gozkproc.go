@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gozk/gozk/compat/zkwire"
 )
 
 // EnvBin names a prebuilt gozk binary to use instead of building one.
@@ -90,7 +91,7 @@ func Start(tb testing.TB, opts Options) *Process {
 	// Another process may take the free port between our probe and the
 	// server's bind; try a few ports before giving up.
 	for attempt := 1; ; attempt++ {
-		p.Port, err = freePort()
+		p.Port, err = zkwire.FreePort()
 		if err != nil {
 			tb.Fatalf("gozkproc: %v", err)
 		}
@@ -175,7 +176,7 @@ func (p *Process) runningLocked() bool {
 
 // FourLetterWord sends a four-letter word and returns the whole answer.
 func (p *Process) FourLetterWord(word string) (string, error) {
-	return fourLetterWord(p.Addr(), word)
+	return zkwire.FourLetterWord(p.Addr(), word, 10*time.Second)
 }
 
 // Log returns everything the server has written so far.
@@ -383,34 +384,11 @@ func RunTests(m *testing.M) int {
 	return code
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func fourLetterWord(addr, word string) (string, error) {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write([]byte(word)); err != nil {
-		return "", err
-	}
-	out, err := io.ReadAll(conn)
-	return string(out), err
-}
-
 // waitServing polls until addr answers ruok with imok.
 func waitServing(ctx context.Context, addr string, exited <-chan struct{}) error {
 	var last error
 	for {
-		out, err := fourLetterWord(addr, "ruok")
+		out, err := zkwire.FourLetterWord(addr, "ruok", 10*time.Second)
 		if err == nil && out == "imok" {
 			return nil
 		}

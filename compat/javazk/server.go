@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gozk/gozk/compat/zkwire"
 )
 
 // MainClass is the standalone server entry point.
@@ -284,34 +285,12 @@ func (c Config) Render() string {
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func FreePort() (int, error) { return zkwire.FreePort() }
 
 // FourLetterWord sends word on a fresh connection to addr and returns
 // everything the server writes before closing it.
 func FourLetterWord(addr, word string) (string, error) {
-	return fourLetterWord(addr, word, 10*time.Second)
-}
-
-// fourLetterWord is FourLetterWord with a bound on the whole exchange.
-func fourLetterWord(addr, word string, limit time.Duration) (string, error) {
-	conn, err := net.DialTimeout("tcp", addr, limit)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(limit))
-	if _, err := conn.Write([]byte(word)); err != nil {
-		return "", err
-	}
-	out, err := io.ReadAll(conn)
-	return string(out), err
+	return zkwire.FourLetterWord(addr, word, 10*time.Second)
 }
 
 // ErrExited means the server process ended while being waited for.
@@ -336,10 +315,10 @@ func WaitServing(ctx context.Context, addr string, requireFourLetterWords bool, 
 		// serves requests ("not currently serving" during startup). A
 		// probe that gets no answer is abandoned quickly and repeated: a
 		// server that accepts before it reads must not stall the wait.
-		out, err := fourLetterWord(addr, "ruok", probeLimit)
+		out, err := zkwire.FourLetterWord(addr, "ruok", probeLimit)
 		switch {
 		case err == nil && out == "imok":
-			srvr, err := fourLetterWord(addr, "srvr", probeLimit)
+			srvr, err := zkwire.FourLetterWord(addr, "srvr", probeLimit)
 			if err == nil && strings.HasPrefix(srvr, "Zookeeper version:") {
 				line, _, _ := strings.Cut(srvr, "\n")
 				return strings.TrimSpace(strings.TrimPrefix(line, "Zookeeper version:")), nil
