@@ -61,12 +61,8 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			return
 		}
 		data, stat, nodeACL, ok := s.tree.GetData(req.Path)
-		if !ok {
-			c.reply(xid, zxid, proto.ErrNoNode, nil)
-			return
-		}
-		if !s.acl.Allowed(nodeACL, proto.PermRead, ids) {
-			c.reply(xid, zxid, proto.ErrNoAuth, nil)
+		if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
+			c.reply(xid, zxid, code, nil)
 			return
 		}
 		if req.Watch {
@@ -80,12 +76,8 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			return
 		}
 		children, stat, nodeACL, ok := s.tree.GetChildren(req.Path, nil)
-		if !ok {
-			c.reply(xid, zxid, proto.ErrNoNode, nil)
-			return
-		}
-		if !s.acl.Allowed(nodeACL, proto.PermRead, ids) {
-			c.reply(xid, zxid, proto.ErrNoAuth, nil)
+		if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
+			c.reply(xid, zxid, code, nil)
 			return
 		}
 		if req.Watch {
@@ -123,12 +115,8 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			return
 		}
 		_, nodeACL, ok := s.tree.Exists(req.Path)
-		if !ok {
-			c.reply(xid, zxid, proto.ErrNoNode, nil)
-			return
-		}
-		if !s.acl.Allowed(nodeACL, proto.PermRead, ids) {
-			c.reply(xid, zxid, proto.ErrNoAuth, nil)
+		if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
+			c.reply(xid, zxid, code, nil)
 			return
 		}
 		n, _ := s.tree.AllChildrenNumber(req.Path)
@@ -258,6 +246,18 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 	}
 }
 
+// readable applies the checks every read makes, in Java's order: the node
+// must exist, then the caller needs READ on it.
+func (s *Server) readable(exists bool, nodeACL []proto.ACL, ids []proto.Id) proto.ErrCode {
+	switch {
+	case !exists:
+		return proto.ErrNoNode
+	case !s.acl.Allowed(nodeACL, proto.PermRead, ids):
+		return proto.ErrNoAuth
+	}
+	return proto.ErrOK
+}
+
 func decodeOK(r *jute.Reader, rec jute.Record) bool {
 	rec.Decode(r)
 	return r.Err() == nil
@@ -266,20 +266,14 @@ func decodeOK(r *jute.Reader, rec jute.Record) bool {
 func (s *Server) multiReadOne(op *proto.MultiOp, ids []proto.Id) proto.MultiResult {
 	if op.Type == proto.OpGetData {
 		data, stat, nodeACL, ok := s.tree.GetData(op.GetData.Path)
-		switch {
-		case !ok:
-			return proto.MultiResult{Type: proto.OpError, Err: proto.ErrNoNode}
-		case !s.acl.Allowed(nodeACL, proto.PermRead, ids):
-			return proto.MultiResult{Type: proto.OpError, Err: proto.ErrNoAuth}
+		if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
+			return proto.MultiResult{Type: proto.OpError, Err: code}
 		}
 		return proto.MultiResult{Type: proto.OpGetData, Data: data, Stat: stat}
 	}
 	children, _, nodeACL, ok := s.tree.GetChildren(op.GetChildren.Path, nil)
-	switch {
-	case !ok:
-		return proto.MultiResult{Type: proto.OpError, Err: proto.ErrNoNode}
-	case !s.acl.Allowed(nodeACL, proto.PermRead, ids):
-		return proto.MultiResult{Type: proto.OpError, Err: proto.ErrNoAuth}
+	if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
+		return proto.MultiResult{Type: proto.OpError, Err: code}
 	}
 	return proto.MultiResult{Type: proto.OpGetChildren, Children: children}
 }
