@@ -30,17 +30,23 @@ STATICCHECK := $(TOOLS)/staticcheck
 .PHONY: setup interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
 
 # Debian packages the interop tests drive: Apache ZooKeeper 3.8.0 (the
-# oracle), its Java client jars and zkCli, and kazoo.
-INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java python3-kazoo default-jdk-headless
+# oracle), its Java client jars and zkCli, Curator, the C client (cli_st,
+# cli_mt, load_gen and the headers and library for our C test program),
+# kazoo, the servlet API that Java's AdminServer needs, and a JDK to compile
+# the Java test programs.
+INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java libzookeeper-mt-dev \
+	libcurator-framework-java libcurator-recipes-java libservlet-api-java python3-kazoo default-jdk-headless
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 setup: interop-deps
 	$(GO) mod download
 
-# interop-deps installs the Java oracle and the clients when they are missing.
+# interop-deps installs the Java oracle and the clients when any of them is
+# missing.
 interop-deps:
-	@if [ ! -f /usr/share/java/zookeeper-3.8.0.jar ] || ! command -v java >/dev/null 2>&1 || [ ! -x /usr/share/zookeeper/bin/zkCli.sh ]; then \
-		echo "installing $(INTEROP_PACKAGES)"; \
+	@missing="$$(for p in $(INTEROP_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done)"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing" $$missing; \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(INTEROP_PACKAGES); \
 	fi
 

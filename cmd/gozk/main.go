@@ -39,6 +39,7 @@ func main() {
 		Commands: []*cli.Command{
 			serverCommand(),
 			benchCommand(),
+			dataCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
