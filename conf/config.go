@@ -45,6 +45,43 @@ type Config struct {
 	EnforceAuthSchemes     []string // zookeeper.enforce.auth.schemes
 	RequireClientSASLAuth  bool     // zookeeper.sessionRequireClientSASLAuth
 
+	// AdminEnableServer is admin.enableServer: the AdminServer runs unless
+	// it is exactly "false" (Java 3.8).
+	AdminEnableServer bool
+	// AdminServerAddress is admin.serverAddress, the AdminServer's bind
+	// address (default 0.0.0.0).
+	AdminServerAddress string
+	// AdminServerPort is admin.serverPort (default 8080).
+	AdminServerPort int
+	// AdminCommandURL is admin.commandURL, the URL prefix of the commands
+	// (default /commands).
+	AdminCommandURL string
+	// AdminIdleTimeout is admin.idleTimeout (ms in zoo.cfg, default 30000).
+	AdminIdleTimeout time.Duration
+
+	// MetricsProviderClassName is metricsProvider.className; the Prometheus
+	// provider is PrometheusMetricsProviderClass.
+	MetricsProviderClassName string
+	// MetricsHTTPHost is metricsProvider.httpHost, the Prometheus endpoint's
+	// bind address (default 0.0.0.0).
+	MetricsHTTPHost string
+	// MetricsHTTPPort is metricsProvider.httpPort (default 7000).
+	MetricsHTTPPort int
+	// MetricsExportJVMInfo is metricsProvider.exportJvmInfo (default true;
+	// gozk exports Go runtime metrics in its place).
+	MetricsExportJVMInfo bool
+
+	// AutopurgeSnapRetainCount is autopurge.snapRetainCount: snapshots (and
+	// the logs needed to replay them) to keep; at least 3.
+	AutopurgeSnapRetainCount int
+	// AutopurgeInterval is autopurge.purgeInterval (hours in zoo.cfg); 0
+	// (or negative) turns autopurge off.
+	AutopurgeInterval time.Duration
+
+	// Warnings are settings Java accepts with a warning (a value raised to
+	// its minimum, ...), each "file:line: key: message".
+	Warnings []string
+
 	// Properties holds every key as given (zoo.cfg keys and -D flags), for
 	// the conf and envi commands and for later features.
 	Properties map[string]Property
@@ -77,7 +114,30 @@ func Defaults() *Config {
 		FourLetterWhitelist:    "srvr",
 		Properties:             map[string]Property{},
 		Servers:                map[string]Property{},
+
+		AdminEnableServer:        true,
+		AdminServerAddress:       "0.0.0.0",
+		AdminServerPort:          8080,
+		AdminCommandURL:          "/commands",
+		AdminIdleTimeout:         30 * time.Second,
+		MetricsProviderClassName: DefaultMetricsProviderClass,
+		MetricsHTTPHost:          "0.0.0.0",
+		MetricsHTTPPort:          7000,
+		MetricsExportJVMInfo:     true,
+		AutopurgeSnapRetainCount: 3,
 	}
+}
+
+// The metricsProvider.className values Java 3.8 ships.
+const (
+	DefaultMetricsProviderClass    = "org.apache.zookeeper.metrics.impl.DefaultMetricsProvider"
+	PrometheusMetricsProviderClass = "org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider"
+)
+
+// PrometheusEnabled reports whether metricsProvider.className selects the
+// Prometheus provider (the /metrics endpoint on MetricsHTTPHost:Port).
+func (c *Config) PrometheusEnabled() bool {
+	return c.MetricsProviderClassName == PrometheusMetricsProviderClass
 }
 
 // Error is a configuration mistake with its place.
@@ -258,6 +318,9 @@ func (c *Config) apply() error {
 			return err
 		}
 	}
+	if err := c.applyAdminMetricsPurge(); err != nil {
+		return err
+	}
 	var minTO, maxTO int
 	if err := c.intSetting(&minTO, "minSessionTimeout"); err != nil {
 		return err
@@ -360,4 +423,87 @@ func (c *Config) ClientAddr() string {
 		host = "[" + host + "]"
 	}
 	return host + ":" + strconv.Itoa(c.ClientPort)
+}
+
+func (c *Config) warnAt(p Property, msg string, args ...any) {
+	c.Warnings = append(c.Warnings, c.errorAt(p, msg, args...).Error())
+}
+
+// applyAdminMetricsPurge reads the AdminServer, metrics provider and
+// autopurge keys.
+func (c *Config) applyAdminMetricsPurge() error {
+	// admin.*: Java reads these as system properties; enableServer is on
+	// unless exactly "false", the numbers fall back to their defaults when
+	// they do not parse (Integer.getInteger).
+	if p, ok := c.lookup("admin.enableServer"); ok {
+		c.AdminEnableServer = p.Value != "false"
+	}
+	if p, ok := c.lookup("admin.serverAddress"); ok {
+		c.AdminServerAddress = p.Value
+	}
+	if p, ok := c.lookup("admin.commandURL"); ok {
+		c.AdminCommandURL = p.Value
+	}
+	if p, ok := c.lookup("admin.serverPort"); ok {
+		if v, err := strconv.ParseInt(p.Value, 10, 32); err == nil {
+			c.AdminServerPort = int(v)
+		} else {
+			c.warnAt(p, "%q is not a whole number; using %d as Java does", p.Value, c.AdminServerPort)
+		}
+	}
+	if p, ok := c.lookup("admin.idleTimeout"); ok {
+		if v, err := strconv.ParseInt(p.Value, 10, 32); err == nil {
+			c.AdminIdleTimeout = time.Duration(v) * time.Millisecond
+		} else {
+			c.warnAt(p, "%q is not a whole number; using %d as Java does", p.Value, c.AdminIdleTimeout.Milliseconds())
+		}
+	}
+
+	// metricsProvider.*: keys of the config parser itself, handed to the
+	// provider; the Prometheus provider parses httpPort with
+	// Integer.parseInt (a bad value stops the server) and exportJvmInfo
+	// with Boolean.parseBoolean.
+	if p, ok := c.Properties["metricsProvider.className"]; ok {
+		c.MetricsProviderClassName = p.Value
+	}
+	if p, ok := c.Properties["metricsProvider.httpHost"]; ok {
+		c.MetricsHTTPHost = p.Value
+	}
+	if p, ok := c.Properties["metricsProvider.exportJvmInfo"]; ok {
+		c.MetricsExportJVMInfo = strings.EqualFold(p.Value, "true")
+	}
+	if p, ok := c.Properties["metricsProvider.httpPort"]; ok {
+		v, err := strconv.ParseInt(p.Value, 10, 32)
+		if err != nil {
+			if c.PrometheusEnabled() {
+				return c.errorAt(p, "%q is not a whole number", p.Value)
+			}
+		} else {
+			c.MetricsHTTPPort = int(v)
+		}
+	}
+
+	// autopurge.*: parsed with Integer.parseInt; a retain count under 3
+	// is raised to 3 with a warning.
+	if p, ok := c.Properties["autopurge.snapRetainCount"]; ok {
+		v, err := strconv.ParseInt(p.Value, 10, 32)
+		if err != nil {
+			return c.errorAt(p, "%q is not a whole number", p.Value)
+		}
+		c.AutopurgeSnapRetainCount = int(v)
+		if v < 3 {
+			c.AutopurgeSnapRetainCount = 3
+			c.warnAt(p, "invalid autopurge.snapRetainCount %d; using 3", v)
+		}
+	}
+	if p, ok := c.Properties["autopurge.purgeInterval"]; ok {
+		v, err := strconv.ParseInt(p.Value, 10, 32)
+		if err != nil {
+			return c.errorAt(p, "%q is not a whole number", p.Value)
+		}
+		if v > 0 {
+			c.AutopurgeInterval = time.Duration(v) * time.Hour
+		}
+	}
+	return nil
 }

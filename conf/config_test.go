@@ -72,3 +72,40 @@ func TestLoadErrorsNameLineAndKey(t *testing.T) {
 		}
 	}
 }
+
+func TestAdminMetricsAutopurge(t *testing.T) {
+	c, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AdminEnableServer || c.AdminServerAddress != "0.0.0.0" || c.AdminServerPort != 8080 ||
+		c.AdminCommandURL != "/commands" || c.AdminIdleTimeout != 30*time.Second ||
+		c.MetricsProviderClassName != DefaultMetricsProviderClass || c.PrometheusEnabled() ||
+		c.MetricsHTTPHost != "0.0.0.0" || c.MetricsHTTPPort != 7000 || !c.MetricsExportJVMInfo ||
+		c.AutopurgeSnapRetainCount != 3 || c.AutopurgeInterval != 0 {
+		t.Fatalf("defaults: %+v", c)
+	}
+	c, err = Load(write(t, "dataDir=/d\nclientPort=2181\nadmin.enableServer=false\nadmin.serverAddress=127.0.0.1\n"+
+		"admin.serverPort=9090\nadmin.commandURL=/cmd\nadmin.idleTimeout=5000\n"+
+		"metricsProvider.className="+PrometheusMetricsProviderClass+"\nmetricsProvider.httpHost=127.0.0.1\n"+
+		"metricsProvider.httpPort=7070\nmetricsProvider.exportJvmInfo=false\n"+
+		"autopurge.snapRetainCount=1\nautopurge.purgeInterval=24\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AdminEnableServer || c.AdminServerAddress != "127.0.0.1" || c.AdminServerPort != 9090 ||
+		c.AdminCommandURL != "/cmd" || c.AdminIdleTimeout != 5*time.Second || !c.PrometheusEnabled() ||
+		c.MetricsHTTPHost != "127.0.0.1" || c.MetricsHTTPPort != 7070 || c.MetricsExportJVMInfo ||
+		c.AutopurgeSnapRetainCount != 3 || c.AutopurgeInterval != 24*time.Hour {
+		t.Fatalf("set: %+v", c)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], ":13: autopurge.snapRetainCount:") {
+		t.Fatalf("warnings: %q", c.Warnings)
+	}
+	for _, bad := range []string{"autopurge.purgeInterval=x\n", "autopurge.snapRetainCount=x\n",
+		"metricsProvider.className=" + PrometheusMetricsProviderClass + "\nmetricsProvider.httpPort=x\n"} {
+		if _, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"+bad), ""); err == nil {
+			t.Errorf("%q loaded", bad)
+		}
+	}
+}
