@@ -99,7 +99,7 @@ func TestAdminMetricsAutopurge(t *testing.T) {
 		c.AutopurgeSnapRetainCount != 3 || c.AutopurgeInterval != 24*time.Hour {
 		t.Fatalf("set: %+v", c)
 	}
-	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], ":13: autopurge.snapRetainCount:") {
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], ":12: autopurge.snapRetainCount:") {
 		t.Fatalf("warnings: %q", c.Warnings)
 	}
 	for _, bad := range []string{"autopurge.purgeInterval=x\n", "autopurge.snapRetainCount=x\n",
