@@ -68,6 +68,9 @@ type Server struct {
 	// Version is the version line reported by "srvr".
 	Version string
 
+	java     string
+	args     []string
+	mu       sync.Mutex // guards cmd and exited, which Restart replaces
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	waitErr  error
@@ -191,40 +194,87 @@ func launch(ctx context.Context, inst Installation, dir string, opts Options) (*
 	args = append(args, opts.JVMArgs...)
 	args = append(args, "-cp", strings.Join(classpath, string(os.PathListSeparator)), MainClass, s.ConfigPath)
 
-	logFile, err := os.Create(s.LogPath)
-	if err != nil {
+	s.java, s.args = inst.Java, args
+	if err := s.exec(ctx); err != nil {
+		s.Stop()
 		return nil, err
+	}
+	return s, nil
+}
+
+// exec starts the JVM with the server's arguments, appending to its log,
+// and waits until it serves.
+func (s *Server) exec(ctx context.Context) error {
+	logFile, err := os.OpenFile(s.LogPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
 	}
 	defer logFile.Close() // the child keeps its own descriptor
-	s.cmd = exec.Command(inst.Java, args...)
-	s.cmd.Dir = dir
-	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
-	setProcAttr(s.cmd)
-	if err := s.cmd.Start(); err != nil {
-		return nil, err
+	cmd := exec.Command(s.java, s.args...)
+	cmd.Dir = s.Dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	setProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
 	}
-	s.exited = make(chan struct{})
+	exited := make(chan struct{})
+	s.mu.Lock()
+	s.cmd, s.exited = cmd, exited
+	s.mu.Unlock()
 	go func() {
-		s.waitErr = s.cmd.Wait()
-		close(s.exited)
+		err := cmd.Wait()
+		s.mu.Lock()
+		s.waitErr = err
+		s.mu.Unlock()
+		close(exited)
 	}()
 
-	version, err := WaitServing(ctx, s.Addr, true, s.exited)
+	version, err := WaitServing(ctx, s.Addr, true, exited)
 	if err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("java ZooKeeper on %s did not start: %w\n%s", s.Addr, err, tail(s.LogPath, 2048))
+		s.kill()
+		return fmt.Errorf("java ZooKeeper on %s did not start: %w\n%s", s.Addr, err, tail(s.LogPath, 2048))
 	}
 	s.Version = version
-	return s, nil
+	return nil
+}
+
+// kill ends the JVM with SIGKILL, if it runs, and waits for it to exit.
+// Every reply Java sent followed an fsync of its txn log, so nothing
+// acknowledged is lost.
+func (s *Server) kill() {
+	s.mu.Lock()
+	cmd, exited := s.cmd, s.exited
+	s.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// Restart kills the server and starts it again with the same zoo.cfg: the
+// same port and data directory, so clients reconnect to the address they
+// had and find their sessions and data. Java binds its client port with
+// SO_REUSEADDR; a few attempts cover a port that is slow to be released.
+func (s *Server) Restart(ctx context.Context) error {
+	s.kill()
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		if f, ferr := os.OpenFile(s.LogPath, os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
+			fmt.Fprintf(f, "\n--- javazk: restart at %s ---\n", time.Now().Format(time.RFC3339Nano))
+			f.Close()
+		}
+		if err = s.exec(ctx); err == nil || !errors.Is(err, ErrExited) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+	}
+	return err
 }
 
 // Stop kills the server and waits for it to exit. It is idempotent.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
-		if s.cmd != nil && s.cmd.Process != nil {
-			s.cmd.Process.Kill()
-			<-s.exited
-		}
+		s.kill()
 		if s.ownDir {
 			os.RemoveAll(s.Dir)
 		}
@@ -234,8 +284,11 @@ func (s *Server) Stop() error {
 
 // Exited reports whether the server process has ended.
 func (s *Server) Exited() bool {
+	s.mu.Lock()
+	exited := s.exited
+	s.mu.Unlock()
 	select {
-	case <-s.exited:
+	case <-exited:
 		return true
 	default:
 		return false
