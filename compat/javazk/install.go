@@ -35,6 +35,11 @@ type Installation struct {
 	// LogBinding is the slf4j-simple jar used when logging is wanted, or
 	// "" when none was found.
 	LogBinding string
+	// ServletAPI is the javax.servlet jar the AdminServer (Jetty) needs at
+	// run time, added to the class path only when the AdminServer is on;
+	// "" when none was found. Debian's zookeeper.jar manifest does not
+	// name it, so without it the AdminServer fails to start.
+	ServletAPI string
 }
 
 // Lookup finds java and the ZooKeeper jars (see the package comment). The
@@ -58,6 +63,9 @@ func Lookup() (Installation, error) {
 	if binding := filepath.Join(dir, "slf4j-simple.jar"); fileExists(binding) {
 		inst.LogBinding = binding
 	}
+	if servlet := filepath.Join(dir, "servlet-api.jar"); fileExists(servlet) {
+		inst.ServletAPI = servlet
+	}
 	// Debian: zookeeper.jar's manifest Class-Path names its dependencies
 	// by absolute path, so the two ZooKeeper jars are enough; adding the
 	// whole of /usr/share/java would drag in conflicting versions.
@@ -80,6 +88,9 @@ func Lookup() (Installation, error) {
 		if strings.HasPrefix(base, "slf4j-simple") {
 			inst.LogBinding = j
 			continue
+		}
+		if strings.HasPrefix(base, "javax.servlet-api") || strings.HasPrefix(base, "servlet-api") {
+			inst.ServletAPI = j
 		}
 		inst.Classpath = append(inst.Classpath, j)
 	}

@@ -43,8 +43,11 @@ type Options struct {
 	SystemProperties map[string]string
 	// JVMArgs are further JVM arguments, before the main class.
 	JVMArgs []string
-	// AdminServer enables the AdminServer on a free loopback port.
+	// AdminServer enables the AdminServer on a loopback port: AdminPort,
+	// or a free one when AdminPort is 0. The servlet API jar is added to
+	// the class path for it (Installation.ServletAPI).
 	AdminServer bool
+	AdminPort   int
 	// TickTime in ms; 0 means 2000.
 	TickTime int
 	// Log puts an SLF4J binding on the class path and keeps the server's
@@ -159,8 +162,11 @@ func launch(ctx context.Context, inst Installation, dir string, opts Options) (*
 	s.Port, s.Addr = port, net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cfg := Config{TickTime: opts.TickTime, DataDir: s.DataDir, Port: port, Extra: opts.Config}
 	if opts.AdminServer {
-		if cfg.AdminPort, err = FreePort(); err != nil {
-			return nil, err
+		cfg.AdminPort = opts.AdminPort
+		if cfg.AdminPort == 0 {
+			if cfg.AdminPort, err = FreePort(); err != nil {
+				return nil, err
+			}
 		}
 		s.AdminPort = cfg.AdminPort
 	}
@@ -172,6 +178,9 @@ func launch(ctx context.Context, inst Installation, dir string, opts Options) (*
 	classpath := append([]string(nil), inst.Classpath...)
 	if logging && inst.LogBinding != "" {
 		classpath = append(classpath, inst.LogBinding)
+	}
+	if opts.AdminServer && inst.ServletAPI != "" {
+		classpath = append(classpath, inst.ServletAPI)
 	}
 	args := []string{
 		// Small, quick-starting JVM: tests are short and the machine is
