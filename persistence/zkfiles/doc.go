@@ -1,0 +1,35 @@
+// Package zkfiles reads and writes Apache ZooKeeper's own data directory
+// files, byte-compatible with ZooKeeper 3.8: snapshot streams
+// (snapshot.<zxid>, plain, .gz or .snappy), txn log files (log.<zxid>) and
+// the acceptedEpoch / currentEpoch files. It is pure: files and streams
+// in, records out, no network and no knowledge of gozk's own store.
+//
+// # Snapshots
+//
+// A snapshot stream is a FileHeader ("ZKSN", version 2, dbid -1), the
+// session table, the ACL cache, the nodes in pre-order (the root under the
+// path ""), the terminator "/", an Adler32 of everything so far and a "/"
+// seal; ZooKeeper 3.6+ then appends a ZxidDigest with a second cumulative
+// Adler32 and seal (DecodeSnapshot accepts the 3.9 lastProcessedZxid
+// section after it too). The checksums are over the uncompressed bytes;
+// .gz files are gzip streams and .snappy files are snappy-java's
+// SnappyOutputStream framing (see xerial.go). ReadSnapshot streams a
+// snapshot through callbacks so that a tree of any size is never held in
+// memory twice; SnapshotWriter writes one the way FileSnap.serialize does.
+//
+// # Txn logs
+//
+// A log file is a FileHeader ("ZKLG", version 2, dbid 0) followed by
+// records {Adler32, length, txn bytes, 'B'} and a zero tail up to the
+// preallocated size. LogFileReader reads one file with Java's end rules
+// (EOF, a zero length or a missing 'B' end the file; a checksum mismatch
+// is an error); ReadLogs walks a directory from a zxid with
+// FileTxnIterator's file selection; LogWriter writes a file Java reads.
+//
+// # Restore
+//
+// Restore picks the newest snapshot that fully decodes (FileSnap's
+// findNValidSnapshots: at most 100 candidates, the tail check for plain
+// files, the magic for compressed ones) and then replays every later txn,
+// as FileTxnSnapLog.restore does; the caller supplies the data tree.
+package zkfiles
