@@ -1,6 +1,41 @@
-// Package persistence keeps gozk's durable state: the txn log now, and (in
-// a later change) snapshots and the readers and writers of Apache
-// ZooKeeper's snapshot.N and log.N files.
+// Package persistence keeps gozk's durable state: the txn log, snapshots
+// of the data tree and sessions, and ZooKeeper's acceptedEpoch and
+// currentEpoch. Store (OpenStore) is the whole of it for one server; the
+// readers and writers of Apache ZooKeeper's snapshot.N and log.N files are
+// in persistence/zkfiles.
+//
+// # Layout
+//
+// As in ZooKeeper, the txn log lives under dataLogDir and snapshots under
+// dataDir (dataLogDir defaults to dataDir), each in its own Pebble store:
+//
+//	<dataLogDir>/gozk/        the txn log (TxnLog); one WAL fsync per batch
+//	<dataDir>/gozk-snap/      snapshots and the epochs (Store)
+//
+// Two stores even when the directories are the same: the txn log is the
+// latency-critical, fsync-per-batch store and should be alone on its
+// device when an operator gives it one (the point of dataLogDir), and a
+// snapshot, written as one ingested sstable, never passes through the
+// log's WAL or memtables. Apache ZooKeeper's version-2/ directories can
+// sit beside both.
+//
+// Recovery needs both stores: the newest valid snapshot, then the txns
+// after its zxid (TxnLog.PurgedBefore says whether the log still has them
+// all). Writes keep that true at every instant: a snapshot is ingested
+// (atomically, synced) before any txn it makes unnecessary is purged, and
+// purging never drops the txns that the oldest retained snapshot needs.
+//
+// # Snapshots
+//
+// Snapshot keys and chunk format are described in snapshot.go. Each chunk
+// of records carries a CRC32C over its key and payload, and a trailer
+// counts the chunks and records, so damage is reported as a
+// CorruptionError naming the snapshot's zxid, the key, the chunk and, for
+// nodes, the last node read intact. SnapshotWriter takes the records of
+// Java's snapshot format (ACL cache entries, nodes with their ACL id and
+// StatPersisted, sessions, the ZxidDigest), so converting a Java
+// snapshot.N is a loop over its records, and ReadSnapshot hands them back
+// in Java's order.
 //
 // # The txn log
 //
@@ -12,19 +47,18 @@
 // only after that fsync: an acknowledged txn survives kill -9 and power
 // loss. Recovery reads the txns back in zxid order with Replay.
 //
-// # On-disk layout
+// # Keys
 //
-// The Pebble store lives in <Options.Dir>/gozk (StoreDirName); its WAL is
-// in the same directory so one fsync covers everything a commit needs.
-// Apache ZooKeeper's own files (version-2/log.N, snapshot.N) are never
-// written there, so a ZooKeeper data directory and a gozk store can sit
-// side by side under the same dataLogDir.
+// The txn log's Pebble store lives in <Options.Dir>/gozk (StoreDirName);
+// its WAL is in the same directory so one fsync covers everything a commit
+// needs. In both stores keys start with a one-byte prefix that names what
+// they hold:
 //
-// Keys start with a one-byte prefix that names what they hold:
-//
-//	'm' + name               metadata; "mformat" holds the store format (uint32 BE, now 1)
-//	's' ...                  reserved for snapshots
-//	't' + zxid (8 bytes BE)  one txn; keys sort by zxid because zxids are positive
+//	'm' + name               metadata: "mformat" holds the store format (uint32 BE, now 1);
+//	                         "mpurgedBefore" (log), "macceptedEpoch", "mcurrentEpoch"
+//	                         (snapshots) hold an int64 after its CRC32C
+//	's' + zxid + kind + seq  a chunk of a snapshot (snapshot store)
+//	't' + zxid (8 bytes BE)  one txn (txn log); keys sort by zxid because zxids are positive
 //
 // A txn value is the CRC32C (Castagnoli) of the txn bytes, 4 bytes big
 // endian, followed by the txn bytes themselves. Pebble checksums its own

@@ -7,7 +7,7 @@ import (
 
 var (
 	// ErrClosed is returned by every method called after Close.
-	ErrClosed = errors.New("persistence: txn log is closed")
+	ErrClosed = errors.New("persistence: store is closed")
 
 	// ErrZxidOrder is wrapped by the error Append returns for a zxid that
 	// does not increase strictly over the previous one.
@@ -17,14 +17,38 @@ var (
 	// data is not a txn with that zxid in its header.
 	ErrBadTxn = errors.New("persistence: malformed txn")
 
-	// ErrCorrupt is matched (errors.Is) by every CorruptionError.
-	ErrCorrupt = errors.New("persistence: txn log is damaged")
+	// ErrCorrupt is matched (errors.Is) by every CorruptionError and by
+	// Pebble's own corruption errors as this package returns them.
+	ErrCorrupt = errors.New("persistence: store is damaged")
+
+	// ErrNoStore is wrapped by the error a ReadOnly open returns when the
+	// store does not exist.
+	ErrNoStore = errors.New("persistence: no store")
+
+	// ErrSnapshotExists is returned by CreateSnapshot for a zxid that
+	// already has a complete snapshot.
+	ErrSnapshotExists = errors.New("persistence: a snapshot at this zxid exists")
+
+	// ErrNoSnapshot is wrapped by the error ReadSnapshot and
+	// DeleteSnapshot return for a zxid without a snapshot.
+	ErrNoSnapshot = errors.New("persistence: no such snapshot")
+
+	// ErrReadOnly is returned by every write to a store opened ReadOnly.
+	ErrReadOnly = errors.New("persistence: store is open read-only")
 )
 
-// CorruptionError reports one damaged record of the store.
+// CorruptionError reports one damaged record of a store, precisely enough
+// for an operator to know what is lost: the store, the snapshot or txn,
+// the Pebble key and the check that failed.
 type CorruptionError struct {
-	// Zxid is the zxid of the damaged txn, from its key. It is 0 when the
-	// key itself is unreadable; Key then shows it.
+	// Store is the directory of the Pebble store.
+	Store string
+	// InSnapshot is set when the record belongs to a snapshot; Snapshot is
+	// then that snapshot's zxid (0 is a valid snapshot zxid).
+	InSnapshot bool
+	Snapshot   int64
+	// Zxid is the zxid of the damaged txn, from its key (0 when the
+	// record is not a txn or the key itself is unreadable).
 	Zxid int64
 	// Key is the raw Pebble key of the damaged record.
 	Key []byte
@@ -33,10 +57,17 @@ type CorruptionError struct {
 }
 
 func (e *CorruptionError) Error() string {
-	if e.Zxid == 0 {
-		return fmt.Sprintf("persistence: record with key %x is damaged: %s", e.Key, e.Reason)
+	where := ""
+	if e.Store != "" {
+		where = " in " + e.Store
 	}
-	return fmt.Sprintf("persistence: txn 0x%x is damaged: %s", e.Zxid, e.Reason)
+	switch {
+	case e.InSnapshot:
+		return fmt.Sprintf("persistence: snapshot 0x%x%s is damaged: record %x: %s", e.Snapshot, where, e.Key, e.Reason)
+	case e.Zxid != 0:
+		return fmt.Sprintf("persistence: txn 0x%x%s is damaged: %s", e.Zxid, where, e.Reason)
+	}
+	return fmt.Sprintf("persistence: record %x%s is damaged: %s", e.Key, where, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrCorrupt) true.

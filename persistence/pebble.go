@@ -1,7 +1,10 @@
 package persistence
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -99,4 +102,118 @@ func strayPebbleFiles(names []string) []string {
 		}
 	}
 	return stray
+}
+
+// openPebble opens the Pebble store in dir with options po (whose FS is
+// used), creating it unless po.ReadOnly, and checks or writes its format
+// record. what names the store in errors ("txn log", "snapshot store").
+func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
+	fs := po.FS
+	if !po.ReadOnly {
+		if err := fs.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("persistence: creating %s: %w", dir, err)
+		}
+	}
+	existed, err := checkStoreDir(fs, dir, what)
+	if err != nil {
+		return nil, err
+	}
+	if !existed && po.ReadOnly {
+		return nil, fmt.Errorf("persistence: there is no %s in %s: %w", what, dir, ErrNoStore)
+	}
+	// A store that was there must still be there: never let Pebble
+	// quietly create an empty one in its place.
+	po.ErrorIfNotExists = existed
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		if pebble.IsCorruptionError(err) {
+			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)
+		}
+		return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, err)
+	}
+	if err := checkFormat(db, dir, po.ReadOnly); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// checkStoreDir reports whether dir holds a Pebble store, and fails if it
+// holds the remains of one that Pebble would not recognise.
+func checkStoreDir(fs vfs.FS, dir, what string) (bool, error) {
+	if _, err := fs.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	desc, err := pebble.Peek(dir, fs)
+	if err != nil {
+		return false, fmt.Errorf("persistence: inspecting %s %s: %w", what, dir, err)
+	}
+	if desc.Exists {
+		return true, nil
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return false, fmt.Errorf("persistence: listing %s: %w", dir, err)
+	}
+	if stray := strayPebbleFiles(names); len(stray) > 0 {
+		return false, fmt.Errorf("%w: %s %s has no current manifest but holds %s",
+			ErrCorrupt, what, dir, strings.Join(stray, ", "))
+	}
+	return false, nil
+}
+
+// checkFormat verifies the format record, writing it into a new store.
+func checkFormat(db *pebble.DB, dir string, readOnly bool) error {
+	v, closer, err := db.Get(formatKey)
+	switch {
+	case err == nil:
+		defer closer.Close()
+		if len(v) != 4 {
+			return &CorruptionError{Store: dir, Key: formatKey, Reason: fmt.Sprintf("format record is %d bytes, want 4", len(v))}
+		}
+		if got := binary.BigEndian.Uint32(v); got != storeFormatVersion {
+			return fmt.Errorf("persistence: store %s has format %d, this gozk reads format %d", dir, got, storeFormatVersion)
+		}
+		return nil
+	case !errors.Is(err, pebble.ErrNotFound):
+		return fmt.Errorf("persistence: reading format record of %s: %w", dir, err)
+	}
+	// No format record. Open writes it (synced) before anything else can
+	// be written, so a store with other keys but no record is damaged; an
+	// empty one was interrupted while being created and is simply new.
+	empty, err := isEmpty(db, dir)
+	if err != nil {
+		return err
+	}
+	if !empty {
+		return &CorruptionError{Store: dir, Key: formatKey, Reason: "the store holds data but no format record"}
+	}
+	if readOnly {
+		return nil
+	}
+	val := binary.BigEndian.AppendUint32(nil, storeFormatVersion)
+	if err := db.Set(formatKey, val, pebble.Sync); err != nil {
+		return fmt.Errorf("persistence: writing format record of %s: %w", dir, err)
+	}
+	// A new store's first WAL is created before Pebble raises the store
+	// to storeFormat, so it lacks the sync-offset chunks that let WAL
+	// replay tell damage in synced data from a torn tail: damage in it
+	// would silently cut the log. A flush switches to a new WAL, which
+	// has them, before anything else is written.
+	if err := db.Flush(); err != nil {
+		return fmt.Errorf("persistence: flushing new store %s: %w", dir, err)
+	}
+	return nil
+}
+
+func isEmpty(db *pebble.DB, dir string) (bool, error) {
+	it, err := db.NewIter(nil)
+	if err != nil {
+		return false, fmt.Errorf("persistence: reading %s: %w", dir, err)
+	}
+	found := it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return false, fmt.Errorf("persistence: reading %s: %w", dir, err)
+	}
+	return !found, nil
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +37,13 @@ type Options struct {
 	// slower than this is logged. Zero means DefaultSlowFsyncWarn.
 	SlowFsyncWarn time.Duration
 
+	// ReadOnly opens an existing store without writing anything to it
+	// (`gozk data verify`); every write then fails with ErrReadOnly.
+	ReadOnly bool
+
+	// fs is the file system (vfs.Default when nil); tests use an
+	// in-memory one.
+	fs vfs.FS
 	// wrapFS lets tests observe or break the file system under Pebble.
 	wrapFS func(vfs.FS) vfs.FS
 }
@@ -87,6 +92,7 @@ type TxnLog struct {
 	writeOpts *pebble.WriteOptions
 	forceSync bool
 	slowWarn  time.Duration
+	readOnly  bool
 
 	// writeMu serialises Append, TruncateAfter, PurgeBefore and Close.
 	writeMu sync.Mutex
@@ -101,48 +107,32 @@ type TxnLog struct {
 	lifeMu  sync.Mutex
 	readers sync.WaitGroup
 
-	lastZxid atomic.Int64
+	lastZxid     atomic.Int64
+	purgedBefore atomic.Int64
 
 	batches, txns, bytes, fsyncs, slowFsyncs atomic.Uint64
 	lastFsyncNanos                           atomic.Int64
 }
 
-// Open opens the txn log in opts.Dir, creating it if needed. A store that
-// exists but is damaged (lost manifest, missing or unknown format record,
-// Pebble corruption) is an error naming the store and what is wrong.
+// Open opens the txn log in opts.Dir, creating it if needed (unless
+// ReadOnly). A store that exists but is damaged (lost manifest, missing or
+// unknown format record, Pebble corruption) is an error naming the store
+// and what is wrong.
 func Open(opts Options) (*TxnLog, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("persistence: Options.Dir is empty")
 	}
 	storeDir := filepath.Join(opts.Dir, StoreDirName)
-	if err := os.MkdirAll(storeDir, 0o755); err != nil {
-		return nil, fmt.Errorf("persistence: creating %s: %w", storeDir, err)
-	}
 	log := zerolog.Nop()
 	if opts.Logger != nil {
 		log = opts.Logger.With().Str("component", "txnlog").Logger()
 	}
-	var fs vfs.FS = vfs.Default
-	if opts.wrapFS != nil {
-		fs = opts.wrapFS(fs)
-	}
-
-	existed, err := checkStoreDir(fs, storeDir)
+	po := pebbleOptions(opts.filesystem(), log)
+	po.ReadOnly = opts.ReadOnly
+	db, err := openPebble(storeDir, "txn log", po)
 	if err != nil {
 		return nil, err
 	}
-	po := pebbleOptions(fs, log)
-	// A store that was there must still be there: never let Pebble
-	// quietly create an empty one in its place.
-	po.ErrorIfNotExists = existed
-	db, err := pebble.Open(storeDir, po)
-	if err != nil {
-		if pebble.IsCorruptionError(err) {
-			return nil, fmt.Errorf("%w: opening store %s: %w", ErrCorrupt, storeDir, err)
-		}
-		return nil, fmt.Errorf("persistence: opening txn log store %s: %w", storeDir, err)
-	}
-
 	l := &TxnLog{
 		db:        db,
 		storeDir:  storeDir,
@@ -150,6 +140,7 @@ func Open(opts Options) (*TxnLog, error) {
 		writeOpts: pebble.NoSync,
 		forceSync: opts.ForceSync,
 		slowWarn:  opts.SlowFsyncWarn,
+		readOnly:  opts.ReadOnly,
 	}
 	if opts.ForceSync {
 		l.writeOpts = pebble.Sync
@@ -157,91 +148,30 @@ func Open(opts Options) (*TxnLog, error) {
 	if l.slowWarn <= 0 {
 		l.slowWarn = DefaultSlowFsyncWarn
 	}
-	if err := l.checkFormat(); err != nil {
-		db.Close()
-		return nil, err
-	}
 	last, err := l.boundaryZxid(true)
+	if err == nil {
+		l.lastZxid.Store(last)
+		var purged int64
+		purged, err = readInt64Meta(db, storeDir, purgedKey)
+		l.purgedBefore.Store(purged)
+	}
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	l.lastZxid.Store(last)
 	return l, nil
 }
 
-// checkStoreDir reports whether dir holds a Pebble store, and fails if it
-// holds the remains of one that Pebble would not recognise.
-func checkStoreDir(fs vfs.FS, dir string) (bool, error) {
-	desc, err := pebble.Peek(dir, fs)
-	if err != nil {
-		return false, fmt.Errorf("persistence: inspecting txn log store %s: %w", dir, err)
+// filesystem is the file system the store lives on.
+func (o *Options) filesystem() vfs.FS {
+	fs := o.fs
+	if fs == nil {
+		fs = vfs.Default
 	}
-	if desc.Exists {
-		return true, nil
+	if o.wrapFS != nil {
+		fs = o.wrapFS(fs)
 	}
-	names, err := fs.List(dir)
-	if err != nil {
-		return false, fmt.Errorf("persistence: listing %s: %w", dir, err)
-	}
-	if stray := strayPebbleFiles(names); len(stray) > 0 {
-		return false, fmt.Errorf("%w: store %s has no current manifest but holds %s",
-			ErrCorrupt, dir, strings.Join(stray, ", "))
-	}
-	return false, nil
-}
-
-// checkFormat verifies the format record, writing it into a new store.
-func (l *TxnLog) checkFormat() error {
-	v, closer, err := l.db.Get(formatKey)
-	switch {
-	case err == nil:
-		defer closer.Close()
-		if len(v) != 4 {
-			return &CorruptionError{Key: formatKey, Reason: fmt.Sprintf("format record of store %s is %d bytes, want 4", l.storeDir, len(v))}
-		}
-		if got := binary.BigEndian.Uint32(v); got != storeFormatVersion {
-			return fmt.Errorf("persistence: store %s has format %d, this gozk reads format %d", l.storeDir, got, storeFormatVersion)
-		}
-		return nil
-	case !errors.Is(err, pebble.ErrNotFound):
-		return fmt.Errorf("persistence: reading format record of %s: %w", l.storeDir, err)
-	}
-	// No format record. Open writes it (synced) before anything else can
-	// be written, so a store with other keys but no record is damaged; an
-	// empty one was interrupted while being created and is simply new.
-	empty, err := l.isEmpty()
-	if err != nil {
-		return err
-	}
-	if !empty {
-		return &CorruptionError{Key: formatKey, Reason: fmt.Sprintf("store %s holds data but no format record", l.storeDir)}
-	}
-	val := binary.BigEndian.AppendUint32(nil, storeFormatVersion)
-	if err := l.db.Set(formatKey, val, pebble.Sync); err != nil {
-		return fmt.Errorf("persistence: writing format record of %s: %w", l.storeDir, err)
-	}
-	// A new store's first WAL is created before Pebble raises the store
-	// to storeFormat, so it lacks the sync-offset chunks that let WAL
-	// replay tell damage in synced data from a torn tail: damage in it
-	// would silently cut the log. A flush switches to a new WAL, which
-	// has them, before any txn is written.
-	if err := l.db.Flush(); err != nil {
-		return fmt.Errorf("persistence: flushing new store %s: %w", l.storeDir, err)
-	}
-	return nil
-}
-
-func (l *TxnLog) isEmpty() (bool, error) {
-	it, err := l.db.NewIter(nil)
-	if err != nil {
-		return false, fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
-	}
-	found := it.First()
-	if err := errors.Join(it.Error(), it.Close()); err != nil {
-		return false, fmt.Errorf("persistence: reading %s: %w", l.storeDir, err)
-	}
-	return !found, nil
+	return fs
 }
 
 // boundaryZxid returns the highest (last) or lowest logged zxid, 0 if the
@@ -283,11 +213,8 @@ func (l *TxnLog) Append(batch []Entry) error {
 	}
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed.Load() {
-		return ErrClosed
-	}
-	if l.failed != nil {
-		return l.failed
+	if err := l.writable(); err != nil {
+		return err
 	}
 
 	prev := l.lastZxid.Load()
@@ -480,11 +407,8 @@ func checkTxnValue(zxid int64, key, value []byte) ([]byte, *CorruptionError) {
 func (l *TxnLog) TruncateAfter(zxid int64) error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed.Load() {
-		return ErrClosed
-	}
-	if l.failed != nil {
-		return l.failed
+	if err := l.writable(); err != nil {
+		return err
 	}
 	if zxid >= l.lastZxid.Load() {
 		return nil
@@ -505,25 +429,51 @@ func (l *TxnLog) TruncateAfter(zxid int64) error {
 }
 
 // PurgeBefore drops txns with a zxid below zxid, once a snapshot makes
-// them unnecessary. It always keeps the newest txn, so LastZxid, and with
-// it the ordering check of Append, survive a purge and a restart.
+// them unnecessary, and records the bound as PurgedBefore in the same
+// atomic write. It always keeps the newest txn, so LastZxid, and with it
+// the ordering check of Append, survive a purge and a restart.
 func (l *TxnLog) PurgeBefore(zxid int64) error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed.Load() {
-		return ErrClosed
-	}
-	if l.failed != nil {
-		return l.failed
+	if err := l.writable(); err != nil {
+		return err
 	}
 	bound := min(zxid, l.lastZxid.Load())
-	if bound <= 0 {
+	if bound <= 0 || bound <= l.purgedBefore.Load() {
 		return nil
 	}
-	if err := l.db.DeleteRange(txnKeysStart, txnKey(bound), l.writeOpts); err != nil {
+	b := l.db.NewBatch()
+	defer b.Close()
+	err := b.DeleteRange(txnKeysStart, txnKey(bound), nil)
+	if err == nil {
+		err = b.Set(purgedKey, int64MetaValue(bound), nil)
+	}
+	if err == nil {
+		err = b.Commit(l.writeOpts)
+	}
+	if err != nil {
 		return fmt.Errorf("persistence: purging %s before 0x%x: %w", l.storeDir, bound, err)
 	}
+	l.purgedBefore.Store(bound)
 	return nil
+}
+
+// PurgedBefore is the bound of the latest PurgeBefore: txns with a lower
+// zxid may be gone, every logged txn from it on is still there. It is 0
+// for a log never purged. Recovery from a snapshot at zxid Z needs
+// PurgedBefore <= Z+1.
+func (l *TxnLog) PurgedBefore() int64 { return l.purgedBefore.Load() }
+
+// writable returns why the log cannot be written now, if it cannot; the
+// caller holds writeMu.
+func (l *TxnLog) writable() error {
+	switch {
+	case l.closed.Load():
+		return ErrClosed
+	case l.readOnly:
+		return ErrReadOnly
+	}
+	return l.failed
 }
 
 // Stats returns the counters since Open.
