@@ -58,11 +58,12 @@ func TestLoadErrorsNameLineAndKey(t *testing.T) {
 	cases := []struct{ cfg, want string }{
 		{"dataDir=/d\nclientPort=2181\ntickTime=abc\n", ":3: tickTime:"},
 		{"clientPort=2181\n", "dataDir is not set"},
-		{"dataDir=/d\nclientPort=2181\nextendedTypesEnabled=maybe\n", ":3: extendedTypesEnabled:"},
+		{"dataDir=/d\nclientPort=2181\nstandaloneEnabled=maybe\n", ":3: standaloneEnabled:"},
 		{"dataDir=/d\nclientPort=2181\nminSessionTimeout=9000\nmaxSessionTimeout=4000\n", ":3: minSessionTimeout:"},
 		{"dataDir=/d\nclientPortAddress=1.2.3.4\n", "clientPort is not"},
 		{"dataDir=/d\nclientPort=99999\n", "clientPort"},
-		{"dataDir=/d\nclientPort=2181\nserver.1=a:1:2\nserver.2=b:1:2\n", "ensemble"},
+		{"dataDir=/d\nclientPort=2181\nserver.1=a:1:2\nserver.2=b:1:2\n", ": initLimit: initLimit is not set"},
+		{"dataDir=/d\nclientPort=2181\ninitLimit=1\nsyncLimit=1\nserver.1=a:1:2\nserver.2=b:1:2:x\n", ":6: server.2:"},
 	}
 	for _, c := range cases {
 		_, err := Load(write(t, c.cfg), "")

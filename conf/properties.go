@@ -13,6 +13,9 @@ type Property struct {
 	Key   string
 	Value string
 	Line  int // 1-based line of the key; 0 for values not from a file
+	// Raw is the value as Java's Properties returns it: leading blanks
+	// removed, trailing ones kept (the server.N parser sees this).
+	Raw string
 }
 
 // ParseProperties reads Java properties syntax: key=value, key:value or
@@ -46,7 +49,7 @@ func ParseProperties(r io.Reader) ([]Property, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", start, err)
 		}
-		out = append(out, Property{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value), Line: start})
+		out = append(out, Property{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value), Line: start, Raw: value})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err

@@ -100,6 +100,9 @@ func runServer(c *cli.Context) error {
 			return cli.Exit(err.Error(), exitBadConfig)
 		}
 	}
+	if err := checkRunnable(cfg); err != nil {
+		return err
+	}
 	srv, err := server.Start(serverConfig(cfg, logger))
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
@@ -115,6 +118,20 @@ func runServer(c *cli.Context) error {
 		_ = srv.Close()
 		return cli.Exit(srv.Err().Error(), exitRuntime)
 	}
+}
+
+// checkRunnable refuses configurations conf accepts (as Java does) that
+// this build cannot serve.
+func checkRunnable(cfg *conf.Config) error {
+	if cfg.Quorum.Distributed {
+		return cli.Exit(fmt.Sprintf("%s: this configuration describes an ensemble (%d participants, standaloneEnabled=%v); "+
+			"ensemble mode is not available yet in this build of gozk, which runs standalone servers only",
+			cfg.File, len(cfg.Quorum.Ensemble.Voters()), cfg.StandaloneEnabled), exitBadConfig)
+	}
+	if cfg.ClientPort == 0 {
+		return cli.Exit(fmt.Sprintf("%s: clientPort is not set; gozk needs a client port to serve", cfg.File), exitBadConfig)
+	}
+	return nil
 }
 
 // serverConfig maps a parsed zoo.cfg onto the server's settings.

@@ -1,0 +1,119 @@
+//go:build interop
+
+package confdiff
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gozk/gozk/compat/javazk"
+	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/conf/conftest"
+)
+
+func javaParser(t *testing.T) (java string, classpath string) {
+	t.Helper()
+	inst, err := javazk.Lookup()
+	if err != nil {
+		if javazk.JavaRequired() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	javac := filepath.Join(filepath.Dir(inst.Java), "javac")
+	if _, err := os.Stat(javac); err != nil {
+		if javac, err = exec.LookPath("javac"); err != nil {
+			if javazk.JavaRequired() {
+				t.Fatal("javac not found")
+			}
+			t.Skip("javac not found; ", javazk.InstallHint)
+		}
+	}
+	out := t.TempDir()
+	cp := strings.Join(inst.Classpath, string(os.PathListSeparator))
+	cmd := exec.Command(javac, "-cp", cp, "-d", out, "ConfParse.java")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, b)
+	}
+	return inst.Java, out + string(os.PathListSeparator) + cp
+}
+
+// javaResult is one line of ConfParse's output.
+type javaResult struct {
+	ok          bool
+	distributed bool
+	serverID    int64
+	text        string
+}
+
+func TestJavaAgrees(t *testing.T) {
+	java, cp := javaParser(t)
+	root := t.TempDir()
+	var paths []string
+	for i, tc := range conftest.Cases {
+		dir := filepath.Join(root, strconv.Itoa(i))
+		p, err := tc.Write(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.JVMFlags != "" {
+			if err := os.WriteFile(p+".jvmflags", []byte(tc.JVMFlags), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		paths = append(paths, p)
+	}
+	cmd := exec.Command(java, append([]string{"-cp", cp, "ConfParse"}, paths...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ConfParse: %v\n%s", err, stderr.String())
+	}
+	var results []javaResult
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		r := javaResult{text: line}
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "OK" {
+			r.ok = true
+			r.distributed = f[1] == "true"
+			r.serverID, _ = strconv.ParseInt(f[2], 10, 64)
+		} else if !strings.HasPrefix(line, "ERR") {
+			continue
+		}
+		results = append(results, r)
+	}
+	if len(results) != len(paths) {
+		t.Fatalf("ConfParse printed %d results for %d files:\n%s", len(results), len(paths), out)
+	}
+	for i, tc := range conftest.Cases {
+		jr := results[i]
+		c, gerr := conf.Load(paths[i], tc.JVMFlags)
+		t.Run(tc.Name, func(t *testing.T) {
+			if jr.ok != tc.Accept {
+				t.Errorf("Java 3.8.0: %s; the table says accept=%v", jr.text, tc.Accept)
+			}
+			if jr.ok && (jr.distributed != tc.Distributed || jr.serverID != tc.ServerID) {
+				t.Errorf("Java 3.8.0: %s; the table says distributed=%v serverID=%d", jr.text, tc.Distributed, tc.ServerID)
+			}
+			switch {
+			case jr.ok && gerr != nil && tc.Stricter == "":
+				t.Errorf("Java accepts, gozk refuses: %v", gerr)
+			case !jr.ok && gerr == nil:
+				t.Errorf("Java refuses (%s), gozk accepts", jr.text)
+			case jr.ok && gerr == nil && (c.Quorum.Distributed != jr.distributed || c.Quorum.ServerID != jr.serverID):
+				t.Errorf("Java: %s; gozk: distributed=%v serverID=%d", jr.text, c.Quorum.Distributed, c.Quorum.ServerID)
+			}
+			if testing.Verbose() {
+				t.Logf("java: %s\ngozk: %v", jr.text, gerr)
+			}
+		})
+	}
+}
