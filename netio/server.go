@@ -134,11 +134,11 @@ func (s *Server) admit(ip string) bool {
 	s.limitsMu.Lock()
 	defer s.limitsMu.Unlock()
 	if s.cfg.MaxCnxns > 0 && s.open >= s.cfg.MaxCnxns {
-		s.log.Warn().Str("ip", ip).Int("max", s.cfg.MaxCnxns).Msg("Too many connections")
+		s.log.Warn().Str("ip", ip).Str("limit", "maxCnxns").Int("max", s.cfg.MaxCnxns).Msg("Too many connections; connection refused")
 		return false
 	}
 	if s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns {
-		s.log.Warn().Str("ip", ip).Int("max", s.cfg.MaxClientCnxns).Msg("Too many connections from this IP")
+		s.log.Warn().Str("ip", ip).Str("limit", "maxClientCnxns").Int("max", s.cfg.MaxClientCnxns).Msg("Too many connections from this IP; connection refused")
 		return false
 	}
 	s.open++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -250,6 +251,8 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 	}
 	pw := proto.SessionPassword(h.SessionId)
 	if sess == nil || !bytes.Equal(h.Passwd, pw[:]) || !s.tracker.isActive(sess) {
+		s.logger.Debug().Str("session", fmt.Sprintf("0x%x", h.SessionId)).Str("remote", c.nc.RemoteAddr().String()).
+			Msg("session renewal refused (expired, unknown or wrong password)")
 		s.sendHandshakeReply(c, 0, 0, nil)
 		c.nc.CloseAfterFlush()
 		return
@@ -260,6 +263,8 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 	c.session = sess
 	c.mu.Unlock()
 	s.sendHandshakeReply(c, timeout, sess.id, pw[:])
+	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", timeout).
+		Str("remote", c.nc.RemoteAddr().String()).Msg("session renewed")
 }
 
 // negotiateTimeout clamps a requested timeout to the configured bounds;
@@ -301,6 +306,8 @@ func (s *Server) finishConnect(r *request) {
 	pw := proto.SessionPassword(sess.id)
 	s.sendHandshakeReply(c, sess.timeout, sess.id, pw[:])
 	c.nc.ResumeReading()
+	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).
+		Str("remote", c.nc.RemoteAddr().String()).Msg("session established")
 }
 
 // finishClose forgets a closed session and drops its connection.
@@ -309,6 +316,7 @@ func (s *Server) finishClose(r *request) {
 	if sess == nil {
 		return
 	}
+	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Bool("byClient", r.conn != nil).Msg("session closed")
 	if r.conn == nil && bound != nil {
 		// Expired or closed by the server: the client learns it when it
 		// reconnects and gets timeOut 0.

@@ -163,6 +163,7 @@ func Start(cfg Config) (*Server, error) {
 		Dir:           cfg.DataLogDir, // the store lives in <dataLogDir>/gozk, apart from any Java version-2/
 		ForceSync:     cfg.ForceSync,
 		SlowFsyncWarn: cfg.FsyncWarning,
+		Logger:        &logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the txn log in %s: %w", cfg.DataLogDir, err)
@@ -192,6 +193,7 @@ func Start(cfg Config) (*Server, error) {
 		MaxClientCnxns: cfg.MaxClientCnxns,
 		MaxCnxns:       cfg.MaxCnxns,
 		MaxFrame:       cfg.JuteMaxBuffer,
+		Logger:         cfg.Logger,
 	}, s)
 	if err != nil {
 		s.shutdownPipeline()
