@@ -62,6 +62,16 @@ var ErrMissingParent = errors.New("snapshot node without a parent")
 func (t *Tree) Load(path string, data []byte, acl []proto.ACL, stat proto.StatPersisted) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	e := t.acls.intern(acl)
+	if err := t.loadLocked(path, data, e, &stat); err != nil {
+		t.acls.release(e)
+		return err
+	}
+	return nil
+}
+
+// loadLocked is Load with the ACL entry already referenced for the node.
+func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.StatPersisted) error {
 	if n := t.lookup(path); n != nil {
 		t.unindexKind(n)
 		t.dataSize -= nodeSize(n.path, n.data)
@@ -69,9 +79,9 @@ func (t *Tree) Load(path string, data []byte, acl []proto.ACL, stat proto.StatPe
 			t.dataSize -= int64(len(n.data))
 		}
 		t.acls.release(n.acl)
-		n.acl = t.acls.intern(acl)
+		n.acl = acl
 		n.data = data
-		n.setPersisted(&stat)
+		n.setPersisted(stat)
 		t.dataSize += nodeSize(n.path, n.data)
 		if n == t.root {
 			t.dataSize += int64(len(n.data))
@@ -87,8 +97,8 @@ func (t *Tree) Load(path string, data []byte, acl []proto.ACL, stat proto.StatPe
 	if parent == nil {
 		return fmt.Errorf("db: %q: %w (%q)", path, ErrMissingParent, parentPath)
 	}
-	n := &node{path: path, data: data, parent: parent, acl: t.acls.intern(acl)}
-	n.setPersisted(&stat)
+	n := &node{path: path, data: data, parent: parent, acl: acl}
+	n.setPersisted(stat)
 	t.nodes[n.path] = n
 	parent.addChild(n)
 	t.indexKind(n)

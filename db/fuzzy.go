@@ -1,0 +1,140 @@
+package db
+
+import (
+	"fmt"
+
+	"github.com/gozk/gozk/proto"
+)
+
+// SnapshotNode is one node as a FuzzyWalk copied it. Data and ACL are
+// shared with the tree, which never modifies them (a setData or setACL
+// installs new slices).
+type SnapshotNode struct {
+	Path  string
+	Data  []byte
+	ACLID int64 // OpenACLID for OPEN_ACL_UNSAFE
+	ACL   []proto.ACL
+	Stat  proto.StatPersisted
+}
+
+// FuzzyWalk copies the tree for a snapshot while Apply goes on, as Java's
+// fuzzy snapshots do: it takes the read lock for a bounded amount of work
+// at a time (Next), so a write waits at most that long. Every node is
+// copied whole under the lock, with its child list, so each node is
+// consistent in itself and parents come before children; the nodes of
+// one walk reflect different moments. What the walk yields holds every txn
+// up to Zxid and possibly some later ones; replaying the log from Zxid+1
+// over it gives the exact tree, because Apply converges on txns already
+// reflected (see the package comment). A node deleted before the walk
+// reaches it is skipped, one created after its parent was copied is not
+// seen; replay settles both.
+type FuzzyWalk struct {
+	t     *Tree
+	zxid  int64
+	stack []*node
+}
+
+// StartFuzzyWalk begins a walk at the current LastProcessedZxid.
+func (t *Tree) StartFuzzyWalk() *FuzzyWalk {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return &FuzzyWalk{t: t, zxid: t.lastZxid, stack: []*node{t.root}}
+}
+
+// Zxid is the zxid the walk started at: the snapshot's zxid.
+func (w *FuzzyWalk) Zxid() int64 { return w.zxid }
+
+// Next appends the next nodes to dst[:0] and returns them, empty when the
+// walk is over (never before). It holds the read lock while it copies about budget nodes
+// and child pointers (a node with many children is copied whole), and not
+// while the caller handles them.
+func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
+	dst = dst[:0]
+	t := w.t
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	work := 0
+	for len(w.stack) > 0 && (work < budget || len(dst) == 0) {
+		n := w.stack[len(w.stack)-1]
+		w.stack[len(w.stack)-1] = nil
+		w.stack = w.stack[:len(w.stack)-1]
+		work++
+		if n.parent == nil && n != t.root {
+			continue // deleted since its parent was copied
+		}
+		dst = append(dst, SnapshotNode{Path: n.path, Data: n.data, ACLID: n.acl.id, ACL: n.acl.acl, Stat: n.persisted()})
+		if n.children != nil {
+			w.stack = append(w.stack, n.children.nodes...)
+			work += len(n.children.nodes)
+		}
+	}
+	return dst
+}
+
+// End returns the zxid and the tree digest (0 when disabled) at the moment
+// it is called, together: a snapshot records them as its ZxidDigest, which
+// recovery compares once replay reaches that zxid.
+func (w *FuzzyWalk) End() (zxid, digest int64) {
+	w.t.mu.RLock()
+	defer w.t.mu.RUnlock()
+	return w.t.lastZxid, w.t.digest
+}
+
+// DigestEnabled reports whether the tree maintains its digest.
+func (t *Tree) DigestEnabled() bool { return t.opts.DigestEnabled }
+
+// SessionList returns the session table as snapshot records.
+func (t *Tree) SessionList() []proto.SnapshotSession {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]proto.SnapshotSession, 0, len(t.sessions))
+	for id, to := range t.sessions {
+		out = append(out, proto.SnapshotSession{Id: id, Timeout: to})
+	}
+	return out
+}
+
+// Loader loads a snapshot's records into a tree fresh from New: ACL cache
+// entries by their snapshot id, then nodes in snapshot order (parents
+// first, the root as ""), as Load does but without hashing every node's
+// ACL list. Call the tree's FinishLoad after the last node.
+type Loader struct {
+	t    *Tree
+	acls map[int64][]proto.ACL
+	ids  map[int64]*aclEntry
+}
+
+// NewLoader returns a Loader for t.
+func (t *Tree) NewLoader() *Loader {
+	return &Loader{t: t, acls: make(map[int64][]proto.ACL), ids: make(map[int64]*aclEntry)}
+}
+
+// ACL records the list a snapshot's ACL id stands for. The tree assigns
+// its own ids (in order of first use), as it would have had the nodes
+// been created; the snapshot's ids only link nodes to lists.
+func (l *Loader) ACL(id int64, acl []proto.ACL) { l.acls[id] = acl }
+
+// Node adds one node; aclID must be OpenACLID or an id given to ACL. The
+// tree keeps path and data.
+func (l *Loader) Node(path string, data []byte, aclID int64, stat *proto.StatPersisted) error {
+	t := l.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.acls.open
+	if aclID != OpenACLID {
+		e = l.ids[aclID]
+		if e == nil {
+			acl, ok := l.acls[aclID]
+			if !ok {
+				return fmt.Errorf("db: snapshot node %q uses ACL id %d, which the snapshot does not hold", path, aclID)
+			}
+			e = t.acls.intern(acl)
+			e.refs-- // counted per node below
+			l.ids[aclID] = e
+		}
+		if e != t.acls.open {
+			e.refs++
+		}
+	}
+	return t.loadLocked(path, data, e, stat)
+}
