@@ -256,7 +256,8 @@ func CreateLogFile(path string, preAlloc int64) (*LogWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	lw.pos = 16
+	// FileTxnLog sets the padding's current size to the header's end.
+	lw.pos, lw.size = 16, 16
 	return lw, nil
 }
 

@@ -1,0 +1,24 @@
+// Package datadir tests `gozk data import` and `gozk data export` end to
+// end against Apache ZooKeeper 3.8.0 (Debian's Java server), and keeps the
+// generator of the Java-made fixtures that `go test` reads without Java.
+//
+// The tests (build tag interop) build a tree with every node kind on one
+// server (persistent, sequential, ephemeral and ephemeral-sequential of a
+// live session, container, TTL and sequential TTL, ACLs of several
+// schemes, quotas, sequence counters advanced by deletes, values close to
+// 1 MiB, empty and null data, deep paths, many children), stop it, move the
+// data directory across with gozk's tools, start the other server on the
+// result and compare every node's data, ACL, children and full Stat, the
+// last zxid and the live session through a raw client (compat/zkwire):
+//
+//   - Java -> gozk, with Java stopped after a snapshot, SIGKILLed so the
+//     newest state is only in its log files, and with gz and snappy
+//     snapshot compression;
+//   - gozk -> Java (export);
+//   - Java -> gozk -> Java, which must give back exactly the same tree.
+//
+// TestGenerateFixtures (run with GOZK_UPDATE_FIXTURES=1) rewrites the
+// small data directories under persistence/zkfiles/testdata/java-3.8.0,
+// made by Java 3.8.0 itself, and the outputs of Java's TxnLogToolkit and
+// SnapshotFormatter on them that cmd/gozk's dump tests compare against.
+package datadir
