@@ -166,7 +166,6 @@ func TestXerialFraming(t *testing.T) {
 	}
 }
 
-
 func TestLogRoundTripAndEnds(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, LogName(0x100000001))
