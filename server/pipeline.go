@@ -124,6 +124,7 @@ func (s *Server) syncLoop() {
 				s.fatal(err)
 				return
 			}
+			s.countLogged(len(entries))
 		}
 		for i, r := range batch {
 			s.finalCh <- r

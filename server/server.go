@@ -31,6 +31,8 @@ type Config struct {
 	MaxCnxns               int           // zookeeper.maxCnxns, 0 = unlimited
 	GlobalOutstandingLimit int           // default 1000
 	SnapCount              int           // zookeeper.snapCount
+	SnapRetainCount        int           // autopurge.snapRetainCount (at least 3)
+	PurgeInterval          time.Duration // autopurge.purgeInterval; 0 = off
 	JuteMaxBuffer          int           // jute.maxbuffer
 	JuteMaxBufferExtra     int           // zookeeper.jute.maxbuffer.extrasize, -1 = same as JuteMaxBuffer
 	ExtendedTypesEnabled   bool          // zookeeper.extendedTypesEnabled
@@ -60,6 +62,7 @@ func Defaults() Config {
 		MaxClientCnxns:         60,
 		GlobalOutstandingLimit: 1000,
 		SnapCount:              100000,
+		SnapRetainCount:        persistence.MinSnapRetainCount,
 		JuteMaxBuffer:          jute.DefaultMaxBuffer,
 		JuteMaxBufferExtra:     -1,
 		ContainerCheckInterval: time.Minute,
@@ -82,7 +85,8 @@ type Server struct {
 	tree    *db.Tree
 	watches *watches.Manager
 	acl     *acl.Checker
-	txnLog  *persistence.TxnLog
+	store   *persistence.Store
+	txnLog  *persistence.TxnLog // store.Log()
 	tracker *sessionTracker
 	net     *netio.Server
 
@@ -95,6 +99,13 @@ type Server struct {
 	// applyMu orders "apply a txn and fire its watches" against "read and
 	// register a watch" (see the package comment).
 	applyMu sync.RWMutex
+
+	// Snapshots: the sync stage counts logged txns (sinceSnap, snapAfter
+	// are its own) and pokes snapTrigger; snapMu admits one snapshot at a
+	// time.
+	sinceSnap, snapAfter int
+	snapTrigger          chan struct{}
+	snapMu               sync.Mutex
 
 	outstanding     atomic.Int64
 	fourLetterWords func(cmd string) []byte
@@ -149,44 +160,60 @@ func Start(cfg Config) (*Server, error) {
 		fourLetterWords: cfg.FourLetterWords,
 		stop:            make(chan struct{}),
 		failed:          make(chan struct{}),
+		snapTrigger:     make(chan struct{}, 1),
+		snapAfter:       snapThreshold(cfg.SnapCount),
 	}
 	logger := cfg.Logger
-	s.tree = db.New(db.Options{
-		ExtendedTypesEnabled: cfg.ExtendedTypesEnabled,
-		DigestEnabled:        cfg.DigestEnabled,
-		Logger:               func(msg string) { logger.Warn().Msg(msg) },
-	})
-	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
-
 	began := time.Now()
-	s.txnLog, err = persistence.Open(persistence.Options{
-		Dir:           cfg.DataLogDir, // the store lives in <dataLogDir>/gozk, apart from any Java version-2/
+	s.store, err = persistence.OpenStore(persistence.StoreOptions{
+		DataDir:       cfg.DataDir,    // snapshots: <dataDir>/gozk-snap
+		DataLogDir:    cfg.DataLogDir, // txn log: <dataLogDir>/gozk, apart from any Java version-2/
 		ForceSync:     cfg.ForceSync,
 		SlowFsyncWarn: cfg.FsyncWarning,
 		Logger:        &logger,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("opening the txn log in %s: %w", cfg.DataLogDir, err)
+		return nil, fmt.Errorf("opening the data directory: %w", err)
 	}
-	replayed, err := s.replay()
+	s.txnLog = s.store.Log()
+	var rec Recovery
+	s.tree, rec, err = Recover(s.store, db.Options{
+		ExtendedTypesEnabled: cfg.ExtendedTypesEnabled,
+		DigestEnabled:        cfg.DigestEnabled,
+		Logger:               func(msg string) { logger.Warn().Msg(msg) },
+	}, s.fieldLimit)
 	if err != nil {
-		s.txnLog.Close()
-		return nil, err
+		s.store.Close()
+		return nil, fmt.Errorf("recovering the data tree: %w", err)
 	}
+	if len(rec.Skipped) > 0 {
+		s.logger.Warn().Str("damaged", describeSkipped(rec.Skipped)).Msg("recovered from an older snapshot; newer ones are damaged")
+	}
+	s.sinceSnap = rec.Txns // the next restart replays these too
+	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
 	s.prep.lastZxid = s.tree.LastProcessedZxid()
 	for id, timeout := range s.tree.Sessions() {
 		s.tracker.add(id, timeout)
 	}
-	s.logger.Info().Int("txns", replayed).Int64("zxid", s.tree.LastProcessedZxid()).
+	snapZxid := "none"
+	if rec.Snapshot != nil {
+		snapZxid = fmt.Sprintf("0x%x", rec.Snapshot.Zxid)
+	}
+	s.logger.Info().Str("snapshot", snapZxid).Int("txns", rec.Txns).Str("zxid", fmt.Sprintf("0x%x", rec.Zxid)).
 		Int("sessions", s.tracker.count()).Int("znodes", s.tree.NodeCount()).
 		Dur("took", time.Since(began)).Msg("data loaded")
 
 	go s.prepLoop()
 	go s.syncLoop()
 	go s.finalLoop()
-	s.bg.Add(2)
+	s.bg.Add(3)
 	go s.expiryLoop()
 	go s.containerLoop()
+	go s.snapshotLoop()
+	if cfg.PurgeInterval > 0 {
+		s.bg.Add(1)
+		go s.purgeLoop()
+	}
 
 	s.net, err = netio.Listen(netio.Config{
 		Addr:           cfg.ClientAddr,
@@ -202,21 +229,6 @@ func Start(cfg Config) (*Server, error) {
 	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
 		Dur("tickTime", cfg.TickTime).Msg("serving clients")
 	return s, nil
-}
-
-// replay applies every logged txn to the empty tree.
-func (s *Server) replay() (int, error) {
-	n := 0
-	err := s.txnLog.Replay(1, func(zxid int64, data []byte) error {
-		txn, err := proto.DecodeTxn(data, s.fieldLimit)
-		if err != nil {
-			return fmt.Errorf("txn 0x%x in the log cannot be decoded: %w", zxid, err)
-		}
-		s.tree.Apply(txn)
-		n++
-		return nil
-	})
-	return n, err
 }
 
 // Addr returns the address clients connect to.
@@ -261,8 +273,8 @@ func (s *Server) shutdownPipeline() {
 	s.bg.Wait()
 	s.prepQueue.close()
 	<-s.finalDone
-	if err := s.txnLog.Close(); err != nil {
-		s.logger.Error().Err(err).Msg("closing the txn log")
+	if err := s.store.Close(); err != nil {
+		s.logger.Error().Err(err).Msg("closing the data directory")
 	}
 }
 

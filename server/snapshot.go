@@ -1,0 +1,160 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/persistence"
+	"github.com/gozk/gozk/proto"
+)
+
+// walkBudget bounds the work a snapshot's tree walk does per hold of the
+// tree's read lock (nodes plus child pointers copied): about 100µs, the
+// longest a write waits for a snapshot.
+const walkBudget = 1000
+
+// snapThreshold draws the number of logged txns after which the sync
+// stage asks for a snapshot: snapCount/2 + random(snapCount/2), as Java's
+// SyncRequestProcessor does, so that ensemble members do not all snapshot
+// at once.
+func snapThreshold(snapCount int) int {
+	snapCount = max(snapCount, 2) // Java's minimum
+	return snapCount/2 + rand.IntN(snapCount/2)
+}
+
+// countLogged is called by the sync stage after each durable batch; it
+// asks the snapshot loop for a snapshot once enough txns were logged since
+// the last one. Java skips the snapshot if one is still running; so does
+// snapshotLoop.
+func (s *Server) countLogged(n int) {
+	s.sinceSnap += n
+	if s.sinceSnap <= s.snapAfter {
+		return
+	}
+	s.sinceSnap = 0
+	s.snapAfter = snapThreshold(s.cfg.SnapCount)
+	select {
+	case s.snapTrigger <- struct{}{}:
+	default:
+	}
+}
+
+// snapshotLoop takes the snapshots the sync stage asks for.
+func (s *Server) snapshotLoop() {
+	defer s.bg.Done()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.snapTrigger:
+		}
+		if !s.snapMu.TryLock() {
+			s.logger.Warn().Msg("too busy to snapshot, skipping")
+			continue
+		}
+		_, err := s.takeSnapshotLocked()
+		s.snapMu.Unlock()
+		if err != nil && !errors.Is(err, errStopping) {
+			s.logger.Error().Err(err).Msg("snapshot failed")
+		}
+	}
+}
+
+var errStopping = errors.New("server is stopping")
+
+// TakeSnapshot writes a snapshot of the tree and sessions now, without
+// stopping the pipeline, and returns it once it is durable. If a snapshot
+// is being written it waits for that one and then takes its own. When no
+// txn was applied since the newest snapshot, that one is returned.
+func (s *Server) TakeSnapshot() (persistence.SnapshotInfo, error) {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	return s.takeSnapshotLocked()
+}
+
+func (s *Server) takeSnapshotLocked() (persistence.SnapshotInfo, error) {
+	began := time.Now()
+	walk := s.tree.StartFuzzyWalk()
+	w, err := s.store.CreateSnapshot(walk.Zxid())
+	if errors.Is(err, persistence.ErrSnapshotExists) {
+		infos, lerr := s.store.Snapshots()
+		if lerr == nil && len(infos) > 0 && infos[0].Zxid == walk.Zxid() {
+			return infos[0], nil
+		}
+	}
+	if err != nil {
+		return persistence.SnapshotInfo{}, err
+	}
+	defer w.Abort() // no-op after Commit
+	for _, sess := range s.tree.SessionList() {
+		if err := w.AddSession(sess); err != nil {
+			return persistence.SnapshotInfo{}, err
+		}
+	}
+	batch := make([]db.SnapshotNode, 0, walkBudget)
+	var dn proto.DataNode
+	var ace proto.ACLCacheEntry
+	for {
+		batch = walk.Next(batch, walkBudget)
+		if len(batch) == 0 {
+			break
+		}
+		for i := range batch {
+			n := &batch[i]
+			if n.ACLID != db.OpenACLID {
+				ace.Id, ace.Acl = n.ACLID, n.ACL
+				if err := w.AddACL(&ace); err != nil {
+					return persistence.SnapshotInfo{}, err
+				}
+			}
+			dn.Data, dn.Acl, dn.Stat = n.Data, n.ACLID, n.Stat
+			if err := w.AddNode(n.Path, &dn); err != nil {
+				return persistence.SnapshotInfo{}, err
+			}
+		}
+		clear(batch)
+		select {
+		case <-s.stop:
+			return persistence.SnapshotInfo{}, errStopping
+		default:
+		}
+	}
+	var digest *proto.ZxidDigest
+	if endZxid, d := walk.End(); s.tree.DigestEnabled() {
+		digest = &proto.ZxidDigest{Zxid: endZxid, DigestVersion: proto.DigestVersion, Digest: d}
+	}
+	info, err := w.Commit(digest)
+	if err != nil {
+		return info, err
+	}
+	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", info.Zxid)).Int64("nodes", info.Nodes).
+		Int("sessions", info.Sessions).Int64("bytes", info.Bytes).Dur("took", time.Since(began)).
+		Msg("snapshot taken")
+	return info, nil
+}
+
+// purgeLoop is Java's autopurge: at start and then every PurgeInterval,
+// keep the SnapRetainCount newest snapshots and the txns they need.
+func (s *Server) purgeLoop() {
+	defer s.bg.Done()
+	ticker := time.NewTicker(s.cfg.PurgeInterval)
+	defer ticker.Stop()
+	for {
+		res, err := s.store.Purge(s.cfg.SnapRetainCount)
+		switch {
+		case err != nil:
+			s.logger.Error().Err(err).Msg("autopurge failed")
+		case len(res.Snapshots) > 0 || res.LogBefore > 0:
+			s.logger.Info().Int("snapshots", len(res.Snapshots)).Str("txnsBefore", fmt.Sprintf("0x%x", res.LogBefore)).
+				Msg("autopurge removed old snapshots and txns")
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-ticker.C:
+		}
+	}
+}
