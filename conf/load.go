@@ -70,11 +70,13 @@ func SystemProperties(flags string) []Property {
 }
 
 func (c *Config) errorAt(p Property, msg string, args ...any) error {
-	file := c.File
+	file, key := c.File, p.Key
 	if p.Line == 0 {
 		file = JVMFlagsSource
+	} else if orig, ok := strings.CutPrefix(key, "zookeeper."); ok && c.Properties[orig].Line == p.Line {
+		key = orig // a zoo.cfg key taken as a system property: name it as written
 	}
-	return &Error{File: file, Line: p.Line, Key: p.Key, Msg: fmt.Sprintf(msg, args...)}
+	return &Error{File: file, Line: p.Line, Key: key, Msg: fmt.Sprintf(msg, args...)}
 }
 
 func (c *Config) warnAt(p Property, msg string, args ...any) {

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -22,7 +21,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes scripts can rely on.
+// Exit codes scripts can rely on (also in `gozk --help` and the README).
 const (
 	exitOK        = 0
 	exitRuntime   = 1
@@ -31,32 +30,96 @@ const (
 )
 
 func main() {
+	os.Exit(run(os.Args))
+}
+
+const exitCodesHelp = `EXIT STATUS:
+   0  success
+   1  runtime failure (a server that stops on an error, an unreachable server, a refused 4lw)
+   2  usage error (unknown command or flag, missing argument)
+   3  bad configuration (zoo.cfg, myid or dynamic config file refused; the message names file, line and key)`
+
+// newApp builds the command tree.
+func newApp() *cli.App {
 	app := &cli.App{
 		Name:                 "gozk",
 		Usage:                "a ZooKeeper 3.8 compatible server",
 		Version:              version,
 		EnableBashCompletion: true,
+		Description: "Serves ZooKeeper clients from an unchanged zoo.cfg and data directory.\n" +
+			"Shell completion: gozk completion bash|zsh|fish.\n\n" + exitCodesHelp,
 		Commands: []*cli.Command{
 			serverCommand(),
 			benchCommand(),
 			dataCommand(),
+			fourLetterCommand(),
+			completionCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
-				Action: func(*cli.Context) error {
-					fmt.Println("gozk", version)
+				Action: func(c *cli.Context) error {
+					fmt.Fprintln(c.App.Writer, "gozk", version)
 					return nil
 				},
 			},
 		},
+		// Errors are printed and mapped to exit codes by run, once.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   usageError,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("unknown command %q (see gozk --help)", c.Args().First()), exitUsage)
+			}
+			_ = cli.ShowAppHelp(c)
+			return cli.Exit("", exitUsage)
+		},
 	}
-	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "gozk:", err)
-		var ec cli.ExitCoder
-		if errors.As(err, &ec) {
-			os.Exit(ec.ExitCode())
+	fixUsageErrors(app.Commands)
+	return app
+}
+
+// run runs the app and returns the exit status.
+func run(args []string) int {
+	err := newApp().Run(args)
+	if err == nil {
+		return exitOK
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(os.Stderr, "gozk:", msg)
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return exitRuntime
+}
+
+func usageError(c *cli.Context, err error, _ bool) error {
+	where := "gozk"
+	if c.Command != nil && c.Command.Name != "" {
+		where = "gozk " + c.Command.FullName()
+	}
+	return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, where), exitUsage)
+}
+
+// fixUsageErrors gives every command exit status 2 for bad flags, and
+// command groups exit status 2 for a missing or unknown subcommand
+// (urfave/cli would use 3, the bad-configuration status).
+func fixUsageErrors(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		if cmd.OnUsageError == nil {
+			cmd.OnUsageError = usageError
 		}
-		os.Exit(exitRuntime)
+		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+			cmd.Action = func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return cli.Exit(fmt.Sprintf("unknown command %q (see gozk %s --help)", c.Args().First(), c.Command.FullName()), exitUsage)
+				}
+				_ = cli.ShowSubcommandHelp(c)
+				return cli.Exit("", exitUsage)
+			}
+		}
+		fixUsageErrors(cmd.Subcommands)
 	}
 }
 
@@ -64,34 +127,24 @@ func serverCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "server",
 		Usage: "run a standalone server (127.0.0.1:2181, data in ./data, unless --config names a zoo.cfg)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "zoo.cfg to read"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
-			&cli.BoolFlag{Name: "log-json", Usage: "log JSON lines instead of console text"},
-		},
+		Description: "With --config, the zoo.cfg is read as Apache ZooKeeper 3.8 reads it (with <dataDir>/myid\n" +
+			"and any dynamicConfigFile); -D flags in SERVER_JVMFLAGS and JVMFLAGS apply as system\n" +
+			"properties (jute.maxbuffer, zookeeper.*). A config Java would refuse is refused (exit 3).\n\n" +
+			"The log goes to stderr, or appended to --log-file; on SIGHUP the log file is reopened\n" +
+			"(for logrotate). SIGINT and SIGTERM stop the server.\n\n" + exitCodesHelp,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "zoo.cfg to read", TakesFile: true},
+		}, logFlags()...),
 		Action: runServer,
 	}
 }
 
-func newLogger(c *cli.Context) (zerolog.Logger, error) {
-	level, err := zerolog.ParseLevel(c.String("log-level"))
-	if err != nil {
-		return zerolog.Logger{}, cli.Exit(fmt.Sprintf("--log-level: %v", err), exitUsage)
-	}
-	var logger zerolog.Logger
-	if c.Bool("log-json") {
-		logger = zerolog.New(os.Stderr)
-	} else {
-		logger = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.RFC3339})
-	}
-	return logger.Level(level).With().Timestamp().Logger(), nil
-}
-
 func runServer(c *cli.Context) error {
-	logger, err := newLogger(c)
+	logger, logOut, err := newLogger(c)
 	if err != nil {
 		return err
 	}
+	defer logOut.Close()
 	cfg := conf.Defaults()
 	if path := c.String("config"); path != "" {
 		jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
@@ -103,20 +156,34 @@ func runServer(c *cli.Context) error {
 	if err := checkRunnable(cfg); err != nil {
 		return err
 	}
+	logStart(logger, cfg)
 	srv, err := server.Start(serverConfig(cfg, logger))
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case s := <-sig:
-		logger.Info().Str("signal", s.String()).Msg("shutting down")
-		signal.Stop(sig)
-		return srv.Close()
-	case <-srv.Failed():
-		_ = srv.Close()
-		return cli.Exit(srv.Err().Error(), exitRuntime)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+	for {
+		select {
+		case s := <-sig:
+			if s == syscall.SIGHUP {
+				reopenLog(logger, logOut)
+				continue
+			}
+			logger.Info().Str("signal", s.String()).Msg("shutting down")
+			signal.Stop(sig)
+			if err := srv.Close(); err != nil {
+				logger.Error().Err(err).Msg("shutdown failed")
+				return cli.Exit(err.Error(), exitRuntime)
+			}
+			logger.Info().Msg("shutdown complete")
+			return nil
+		case <-srv.Failed():
+			logger.Error().Err(srv.Err()).Msg("server failed; stopping")
+			_ = srv.Close()
+			return cli.Exit(srv.Err().Error(), exitRuntime)
+		}
 	}
 }
 
