@@ -98,6 +98,10 @@ type Comparison struct {
 	Base     Config            `json:"base"`
 	Results  []*Result         `json:"results"`
 	Ratios   []Ratio           `json:"ratios"`
+	// Footprints and FootprintRatios hold start-up, memory and restart
+	// measurements when they were taken.
+	Footprints      []*Footprint     `json:"footprints,omitempty"`
+	FootprintRatios []FootprintRatio `json:"footprint_ratios,omitempty"`
 }
 
 // Compare starts Java ZooKeeper and gozk side by side and runs every cell
@@ -124,6 +128,9 @@ func Compare(ctx context.Context, cc CompareConfig) (*Comparison, error) {
 			"server_warmup":  cc.ServerWarmup.String(),
 		},
 		Base: cc.Base,
+	}
+	if len(cc.Cells) == 0 {
+		return cmp, nil
 	}
 	if err := os.MkdirAll(cc.Settings.Dir, 0o755); err != nil {
 		return nil, err

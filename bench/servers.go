@@ -11,7 +11,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
+
+	"github.com/gozk/gozk/proto"
 )
 
 // ServerProcess is a server this package started for a comparison.
@@ -21,8 +25,13 @@ type ServerProcess struct {
 	PID     int
 	Dir     string // zoo.cfg, data directory and log
 	LogPath string
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	// StartedIn is the time from launching the process to the first
+	// request it answered (a handshake and an exists).
+	StartedIn time.Duration
+	cfgPath   string
+	command   func(cfgPath string) *exec.Cmd
+	cmd       *exec.Cmd
+	exited    chan struct{}
 }
 
 // ServerSettings are the zoo.cfg settings both servers of a comparison get.
@@ -136,23 +145,37 @@ func startServer(ctx context.Context, name string, s ServerSettings, command fun
 	if err := os.WriteFile(cfgPath, []byte(s.zooCfg(dataDir, port)), 0o644); err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(p.LogPath)
+	p.cfgPath, p.command = cfgPath, command
+	if err := p.launch(ctx); err != nil {
+		return nil, fmt.Errorf("%s did not start on %s: %w", name, p.Addr, err)
+	}
+	return p, nil
+}
+
+// launch starts the process on its zoo.cfg and waits until it serves,
+// timing that in StartedIn. The log is appended to, so a restart keeps the
+// first run's lines.
+func (p *ServerProcess) launch(ctx context.Context) error {
+	logFile, err := os.OpenFile(p.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer logFile.Close()
-	p.cmd = command(cfgPath)
-	p.cmd.Dir = s.Dir
+	p.cmd = p.command(p.cfgPath)
+	p.cmd.Dir = p.Dir
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	setProcAttr(p.cmd)
+	launched := time.Now()
 	if err := p.cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	p.PID = p.cmd.Process.Pid
-	p.exited = make(chan struct{})
+	exited := make(chan struct{})
+	p.exited = exited
+	cmd := p.cmd
 	go func() {
-		p.cmd.Wait()
-		close(p.exited)
+		cmd.Wait()
+		close(exited)
 	}()
 	if err := p.waitServing(ctx); err != nil {
 		p.Stop()
@@ -160,30 +183,104 @@ func startServer(ctx context.Context, name string, s ServerSettings, command fun
 		if len(log) > 2048 {
 			log = log[len(log)-2048:]
 		}
-		return nil, fmt.Errorf("%s did not start on %s: %w\n%s", name, p.Addr, err, log)
+		return fmt.Errorf("%w\n%s", err, log)
 	}
-	return p, nil
+	p.StartedIn = time.Since(launched)
+	return nil
 }
 
-// waitServing waits until a session can be established.
+// Restart stops the server with SIGTERM, as an init system would, and
+// starts it again on the same configuration and data, timing the way back
+// to serving in StartedIn.
+func (p *ServerProcess) Restart(ctx context.Context) error {
+	p.Terminate()
+	if err := p.launch(ctx); err != nil {
+		return fmt.Errorf("%s did not restart on %s: %w", p.Name, p.Addr, err)
+	}
+	return nil
+}
+
+// Terminate sends SIGTERM and waits for the process to exit, killing it
+// after terminateGrace.
+func (p *ServerProcess) Terminate() {
+	if p.cmd == nil || p.cmd.Process == nil || !p.Alive() {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(terminateGrace):
+		p.Stop()
+	}
+}
+
+// terminateGrace bounds a graceful stop.
+const terminateGrace = 30 * time.Second
+
+// servingPoll is the interval between readiness probes: short, so that
+// start-up times in the tens of milliseconds are resolved.
+const servingPoll = 2 * time.Millisecond
+
+// waitServing waits until a request is answered. A probe starts every
+// servingPoll without waiting for the earlier ones, since a server may
+// accept a connection while starting and never answer on it (Java does):
+// the first probe to succeed marks the server serving.
 func (p *ServerProcess) waitServing(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, startupLimit)
 	defer cancel()
+	served := make(chan struct{})
+	var once sync.Once
+	var mu sync.Mutex
 	var last error
+	sem := make(chan struct{}, maxProbes)
+	tick := time.NewTicker(servingPoll)
+	defer tick.Stop()
 	for {
-		c, err := dial(p.Addr, dialOptions{sessionTimeout: 30 * time.Second, ioTimeout: 5 * time.Second})
-		if err == nil {
-			return c.close()
-		}
-		last = err
 		select {
+		case sem <- struct{}{}:
+			go func() {
+				defer func() { <-sem }()
+				if err := probeServing(p.Addr); err != nil {
+					mu.Lock()
+					last = err
+					mu.Unlock()
+					return
+				}
+				once.Do(func() { close(served) })
+			}()
+		default:
+		}
+		select {
+		case <-served:
+			return nil
 		case <-p.exited:
 			return errors.New("the process exited")
 		case <-ctx.Done():
+			mu.Lock()
+			defer mu.Unlock()
 			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
-		case <-time.After(100 * time.Millisecond):
+		case <-tick.C:
 		}
 	}
+}
+
+// maxProbes bounds the readiness probes waiting for an answer at once.
+const maxProbes = 32
+
+// probeServing opens a session, asks for "/" and closes the session: the
+// first request a server answers counts as serving, whatever it did
+// before (Java answers handshakes only once its data is loaded).
+func probeServing(addr string) error {
+	c, err := dial(addr, dialOptions{sessionTimeout: 30 * time.Second, ioTimeout: 5 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	rep, err := c.call(proto.OpExists, &proto.ExistsRequest{Path: "/"})
+	if err == nil && rep.err != proto.ErrOK {
+		err = fmt.Errorf("exists /: %s", rep.err.Name())
+	}
+	return err
 }
 
 // Stop kills the server and waits for it to exit.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -126,6 +127,10 @@ func benchCompareCommand() *cli.Command {
 			&cli.DurationFlag{Name: "server-warmup", Value: 5 * time.Second, Usage: "mixed load given to each server before the grid"},
 			&cli.StringFlag{Name: "client", Value: bench.ClientPipelined, Usage: "pipelined or go-zookeeper (connect and watch always use pipelined)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the comparison as JSON instead of tables"},
+			&cli.BoolFlag{Name: "footprint", Usage: "also time empty start-ups, sample memory holding --znodes znodes and time a restart with the most"},
+			&cli.StringFlag{Name: "znodes", Value: "100000,1000000", Usage: "znode counts of the footprint's memory samples, ascending"},
+			&cli.IntFlag{Name: "startup-runs", Value: 5, Usage: "empty start-ups per server in the footprint (the median is reported)"},
+			&cli.StringFlag{Name: "footprint-jvm-args", Value: "-Xmx3g", Usage: "JVM arguments of the Java server in the footprint (room for the largest count)"},
 		},
 		Action: runBenchCompare,
 	}
@@ -178,10 +183,36 @@ func runBenchCompare(c *cli.Context) error {
 			return cli.Exit(err.Error(), exitUsage)
 		}
 	}
+	var znodes []int
+	for _, f := range strings.Split(c.String("znodes"), ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 || (len(znodes) > 0 && n <= znodes[len(znodes)-1]) {
+			return cli.Exit(fmt.Sprintf("--znodes: %q is not an ascending list of positive counts", c.String("znodes")), exitUsage)
+		}
+		znodes = append(znodes, n)
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	cmp, err := bench.Compare(ctx, cc)
-	if cmp != nil && len(cmp.Results) > 0 {
+	if err == nil && c.Bool("footprint") {
+		fc := bench.FootprintConfig{
+			Gozk:         gozkBin,
+			GozkLogLevel: cc.GozkLogLevel,
+			Java:         bench.JavaServer{Java: java, Classpath: classpath, JVMArgs: strings.Fields(c.String("footprint-jvm-args"))},
+			Settings:     cc.Settings,
+			StartupRuns:  c.Int("startup-runs"),
+			Znodes:       znodes,
+			ValueSize:    base.ValueSize,
+			Settle:       2 * time.Second,
+			Keep:         cc.Keep,
+			Progress:     os.Stderr,
+		}
+		cmp.Footprints, cmp.FootprintRatios, err = bench.MeasureFootprints(ctx, fc)
+	}
+	if cmp != nil && (len(cmp.Results) > 0 || len(cmp.Footprints) > 0) {
 		path, serr := cmp.SaveJSON(c.String("out"))
 		if serr != nil {
 			fmt.Fprintln(os.Stderr, "gozk: saving the results:", serr)
@@ -195,6 +226,10 @@ func runBenchCompare(c *cli.Context) error {
 			bench.WriteTable(os.Stdout, cmp.Results)
 			fmt.Println()
 			bench.WriteRatios(os.Stdout, cmp.Ratios)
+			if len(cmp.FootprintRatios) > 0 {
+				fmt.Println()
+				bench.WriteFootprintRatios(os.Stdout, cmp.FootprintRatios)
+			}
 		}
 	}
 	if err != nil {
