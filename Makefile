@@ -130,7 +130,11 @@ golden:
 # side (standalone on loopback ports, tickTime 2000, forceSync on, data
 # directories under .bench/ on the same disk), runs the same grid of
 # workloads against each with the same client, and prints the gozk/Java
-# ratios. The results are saved as JSON under .bench/ (git-ignored).
+# ratios. Then, one server at a time, the footprint: empty start-up to the
+# first answer (median of 5), RSS holding 100,000 and 1,000,000 znodes of
+# 100 bytes, and restart to serving with 1,000,000. The results are saved as
+# JSON under .bench/ (git-ignored). bench-tail runs get and set at 16x1 for
+# 60 s each, for the maximum latency over a long run.
 # BENCH_ARGS adds flags of `gozk bench compare`, e.g.
 #   make bench-compare BENCH_ARGS='--workloads get,set,create --shapes 16x1,64x4'
 BENCH_ZK_LIB ?= /usr/share/java
@@ -144,4 +148,10 @@ bench-compare:
 	bin/gozk bench compare --zk-lib $(BENCH_ZK_LIB) --dir .bench --out .bench \
 		--duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) \
 		--workloads get,set,create,mixed,connect,watch --shapes 1x1,16x1,64x4 \
-		--watchers 1000 --value-size 100 --read-ratio 0.9 $(BENCH_ARGS)
+		--watchers 1000 --value-size 100 --read-ratio 0.9 --footprint --znodes 100000,1000000 $(BENCH_ARGS)
+
+.PHONY: bench-tail
+bench-tail:
+	go build -o bin/gozk ./cmd/gozk
+	bin/gozk bench compare --zk-lib $(BENCH_ZK_LIB) --dir .bench --out .bench \
+		--duration 60s --warmup $(BENCH_WARMUP) --workloads get,set --shapes 16x1 $(BENCH_ARGS)
