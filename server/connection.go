@@ -31,6 +31,10 @@ type connection struct {
 	throttled        atomic.Bool
 	closed           atomic.Bool
 	outstanding      atomic.Int64
+	fourLetter       atomic.Bool // the connection asked a four-letter word
+
+	stats connStats
+	hint  uint64 // picks the shard of the server's counters (netio.Conn.ID)
 }
 
 func (c *connection) currentSession() *session {
@@ -57,6 +61,7 @@ func (c *connection) reply(xid int32, zxid int64, err proto.ErrCode, body jute.R
 		body.Encode(w)
 	}
 	_ = c.nc.Send(w.Bytes())
+	c.srv.mon.sent(c, w.Len(), xid, zxid, true)
 	if w.Len() <= 64<<10 {
 		writerPool.Put(w)
 	}
@@ -74,6 +79,7 @@ func (c *connection) Notify(ev proto.WatcherEvent) {
 	hdr.Encode(w)
 	ev.Encode(w)
 	_ = c.nc.Send(w.Bytes())
+	c.srv.mon.sent(c, w.Len(), 0, 0, false)
 	writerPool.Put(w)
 }
 
@@ -94,6 +100,7 @@ func (c *connection) requestFinished() {
 func (s *Server) OnOpen(nc *netio.Conn) {
 	c := &connection{srv: s, nc: nc}
 	c.ids = []proto.Id{acl.IPIdentity(nc.RemoteIP())}
+	s.mon.opened(c)
 	nc.SetContext(c)
 }
 
@@ -104,6 +111,7 @@ func (s *Server) OnClose(nc *netio.Conn, err error) {
 		return
 	}
 	c.closed.Store(true)
+	s.mon.closed(c)
 	if sess := c.currentSession(); sess != nil {
 		s.tracker.unbind(sess, c)
 	}
@@ -112,6 +120,10 @@ func (s *Server) OnClose(nc *netio.Conn, err error) {
 
 // OnFourLetterWord implements netio.Handler.
 func (s *Server) OnFourLetterWord(nc *netio.Conn, cmd string) []byte {
+	if c, _ := nc.Context().(*connection); c != nil {
+		c.fourLetter.Store(true)
+		s.mon.received(c, 0)
+	}
 	if !s.fourLetterAllowed(cmd) {
 		return []byte(cmd + " is not executed because it is not in the whitelist.\n")
 	}
@@ -149,6 +161,8 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 	if c == nil || c.closed.Load() {
 		return
 	}
+	start := monoNanos()
+	s.mon.received(c, len(payload))
 	if !c.handshakeStarted {
 		c.handshakeStarted = true
 		s.handleConnect(c, payload)
@@ -196,9 +210,10 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		// Nothing of this session is in flight: answer now, on the event
 		// loop, without copying the frame or allocating a request.
 		s.executeRead(c, xid, op, body, ids)
+		s.mon.done(c, op, start, false)
 		return
 	}
-	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids, body: bytes.Clone(body)}
+	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids, body: bytes.Clone(body), start: start}
 	sess.queue = append(sess.queue, r)
 	sess.mu.Unlock()
 	if !write {
@@ -236,7 +251,8 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 		h.TimeOut = timeout
 		id := s.tracker.newID()
 		c.nc.PauseReading()
-		req := &request{conn: c, sid: id, op: proto.OpCreateSession, handshake: &h}
+		s.mon.metrics.ConnectionRequestCount.Add(1)
+		req := &request{conn: c, sid: id, op: proto.OpCreateSession, handshake: &h, start: monoNanos()}
 		s.outstanding.Add(1)
 		s.prepQueue.push(req)
 		return
@@ -289,6 +305,7 @@ func (s *Server) sendHandshakeReply(c *connection, timeout int32, id int64, pw [
 		OldClient:       c.oldClient,
 	}
 	_ = c.nc.Send(jute.Marshal(&reply))
+	s.mon.sent(c, 0, 0, 0, false)
 }
 
 // finishConnect completes a new session once its createSession txn is
@@ -305,6 +322,7 @@ func (s *Server) finishConnect(r *request) {
 	c.mu.Unlock()
 	pw := proto.SessionPassword(sess.id)
 	s.sendHandshakeReply(c, sess.timeout, sess.id, pw[:])
+	s.mon.done(c, proto.OpCreateSession, r.start, true)
 	c.nc.ResumeReading()
 	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).
 		Str("remote", c.nc.RemoteAddr().String()).Msg("session established")
@@ -338,6 +356,7 @@ func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
 	}
 	if err != nil {
 		s.logger.Info().Str("remote", c.nc.RemoteIP()).Str("scheme", pkt.Scheme).Err(err).Msg("authentication failed")
+		s.mon.stats.authFailed.Add(1)
 		if errors.Is(err, acl.ErrEnsembleRejected) {
 			// Java drops the connection before its reply goes out.
 			c.nc.Close()

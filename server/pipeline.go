@@ -2,6 +2,7 @@ package server
 
 import (
 	"sync"
+	"time"
 
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/proto"
@@ -78,6 +79,7 @@ func (s *Server) prepLoop() {
 		if batch == nil {
 			return
 		}
+		s.mon.metrics.PrepRequestQueued.Add(int64(len(batch)))
 		for i, r := range batch {
 			s.prep.prepare(r)
 			s.syncCh <- r
@@ -118,12 +120,14 @@ func (s *Server) syncLoop() {
 			}
 		}
 		if len(entries) > 0 {
+			began := time.Now()
 			if err := s.txnLog.Append(entries); err != nil {
 				// Nothing after this point could be made durable; stop
 				// rather than acknowledge writes that may be lost.
 				s.fatal(err)
 				return
 			}
+			s.mon.logged(len(entries), time.Since(began))
 			s.countLogged(len(entries))
 		}
 		for i, r := range batch {
@@ -150,6 +154,7 @@ func (s *Server) apply(r *request) {
 		for _, ev := range r.result.Events {
 			s.watches.Trigger(ev.Type, ev.Path)
 		}
+		s.mon.applied(r.txn.Header.Zxid)
 		s.applyMu.Unlock()
 		s.prep.changes.applied(r.txn.Header.Zxid)
 	}
@@ -193,6 +198,7 @@ func (s *Server) drain(sess *session) {
 		switch {
 		case head.isWrite():
 			s.replyWrite(head)
+			s.mon.done(head.conn, head.op, head.start, true)
 		case head.conn == nil:
 		case !s.tracker.isActive(sess):
 			// Read behind a closeSession or an expiry: Java answers it
@@ -200,6 +206,7 @@ func (s *Server) drain(sess *session) {
 			head.conn.reply(head.xid, s.tree.LastProcessedZxid(), proto.ErrSessionExpired, nil)
 		default:
 			s.executeRead(head.conn, head.xid, head.op, head.body, head.ids)
+			s.mon.done(head.conn, head.op, head.start, false)
 		}
 		sess.mu.Lock()
 	}

@@ -15,6 +15,7 @@ type request struct {
 	op      proto.OpCode
 	body    []byte     // the record after the RequestHeader, owned by the request
 	ids     []proto.Id // the connection's identities when the request was read
+	start   int64      // monoNanos when the request arrived, for its latency
 
 	// Set by prep for writes.
 	txn      *proto.TxnEntry

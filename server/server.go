@@ -51,6 +51,10 @@ type Config struct {
 	// FourLetterWords answers whitelisted 4lw commands; nil answers only
 	// ruok and isro.
 	FourLetterWords func(cmd string) []byte
+	// StatsDisabled stops recording per-request statistics (packets,
+	// latencies, per-connection stats); gozk.stats.disabled=true, a gozk
+	// extension for measuring what recording costs.
+	StatsDisabled bool
 }
 
 // Defaults returns the configuration of `gozk server` without a zoo.cfg.
@@ -109,6 +113,7 @@ type Server struct {
 
 	outstanding     atomic.Int64
 	fourLetterWords func(cmd string) []byte
+	mon             *monitor // statistics for the monitoring commands (monitor.go)
 
 	stop      chan struct{}
 	bg        sync.WaitGroup
@@ -163,6 +168,7 @@ func Start(cfg Config) (*Server, error) {
 		snapTrigger:     make(chan struct{}, 1),
 		snapAfter:       snapThreshold(cfg.SnapCount),
 	}
+	s.mon = newMonitor(s, cfg.StatsDisabled)
 	logger := cfg.Logger
 	began := time.Now()
 	s.store, err = persistence.OpenStore(persistence.StoreOptions{
@@ -202,6 +208,7 @@ func Start(cfg Config) (*Server, error) {
 	s.logger.Info().Str("snapshot", snapZxid).Int("txns", rec.Txns).Str("zxid", fmt.Sprintf("0x%x", rec.Zxid)).
 		Int("sessions", s.tracker.count()).Int("znodes", s.tree.NodeCount()).
 		Dur("took", time.Since(began)).Msg("data loaded")
+	s.RecordStartup(time.Since(began), rec.Txns, time.Since(began))
 
 	go s.prepLoop()
 	go s.syncLoop()
@@ -301,6 +308,7 @@ func (s *Server) expiryLoop() {
 		case now := <-ticker.C:
 			for _, sess := range s.tracker.expired(now.UnixMilli()) {
 				s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).Msg("session expired")
+				s.mon.metrics.StaleSessionsExpired.Add(1)
 				s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
 			}
 		}

@@ -78,6 +78,7 @@ func (s *Server) TakeSnapshot() (persistence.SnapshotInfo, error) {
 func (s *Server) takeSnapshotLocked() (persistence.SnapshotInfo, error) {
 	began := time.Now()
 	walk := s.tree.StartFuzzyWalk()
+	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", walk.Zxid())).Msg("taking a snapshot")
 	w, err := s.store.CreateSnapshot(walk.Zxid())
 	if errors.Is(err, persistence.ErrSnapshotExists) {
 		infos, lerr := s.store.Snapshots()
@@ -133,6 +134,7 @@ func (s *Server) takeSnapshotLocked() (persistence.SnapshotInfo, error) {
 	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", info.Zxid)).Int64("nodes", info.Nodes).
 		Int("sessions", info.Sessions).Int64("bytes", info.Bytes).Dur("took", time.Since(began)).
 		Msg("snapshot taken")
+	s.RecordSnapshotTime(time.Since(began))
 	return info, nil
 }
 

@@ -1,0 +1,401 @@
+package server
+
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// Statistics the server records for the four-letter words, the
+// AdminServer and Prometheus. Everything on the request path is a handful
+// of uncontended atomic operations on counters spread over statShards
+// cache lines, picked by connection id so that event loops on different
+// cores rarely touch the same line; nothing is allocated and no lock is
+// taken. Readers add the shards up.
+
+// statShards is the number of cache lines a hot counter is spread over.
+const statShards = 16
+
+// clockBase is the origin of the monotonic clock below.
+var clockBase = time.Now()
+
+// monoNanos reads the monotonic clock: time.Since on a time with a
+// monotonic reading only reads the runtime's nanotime.
+func monoNanos() int64 { return int64(time.Since(clockBase)) }
+
+// MonoMillis is the server's monotonic millisecond clock, the clock of
+// cons's lresp (Java prints its own monotonic clock there).
+func MonoMillis() int64 { return monoNanos() / 1e6 }
+
+type paddedInt64 struct {
+	v atomic.Int64
+	_ [56]byte
+}
+
+// ShardedCounter is a counter spread over cache lines.
+type ShardedCounter struct {
+	shards [statShards]paddedInt64
+}
+
+// Add adds d to the shard of hint.
+func (c *ShardedCounter) Add(hint uint64, d int64) { c.shards[hint%statShards].v.Add(d) }
+
+// Load returns the sum of the shards.
+func (c *ShardedCounter) Load() int64 {
+	var n int64
+	for i := range c.shards {
+		n += c.shards[i].v.Load()
+	}
+	return n
+}
+
+// Reset sets the counter to zero.
+func (c *ShardedCounter) Reset() {
+	for i := range c.shards {
+		c.shards[i].v.Store(0)
+	}
+}
+
+// Counter is a plain counter for events off the hot path.
+type Counter struct{ v atomic.Int64 }
+
+// Add adds d.
+func (c *Counter) Add(d int64) { c.v.Add(d) }
+
+// Load returns the count.
+func (c *Counter) Load() int64 { return c.v.Load() }
+
+// Reset sets the counter to zero.
+func (c *Counter) Reset() { c.v.Store(0) }
+
+// histogram buckets: values 0..127 exactly, larger ones in eight buckets
+// per power of two (12.5% wide at most), up to 2^63.
+const (
+	histExact   = 128
+	histSub     = 8
+	histBuckets = histExact + (64-7)*histSub
+)
+
+func histIndex(v int64) int {
+	if v < histExact {
+		if v < 0 {
+			return 0
+		}
+		return int(v)
+	}
+	n := bits.Len64(uint64(v)) // >= 8
+	sub := int(uint64(v)>>(n-4)) & (histSub - 1)
+	return histExact + (n-8)*histSub + sub
+}
+
+// histLower is the smallest value of bucket i.
+func histLower(i int) int64 {
+	if i < histExact {
+		return int64(i)
+	}
+	i -= histExact
+	n := i/histSub + 8
+	sub := i % histSub
+	return int64(histSub+sub) << (n - 4)
+}
+
+type summaryShard struct {
+	count atomic.Int64
+	sum   atomic.Int64
+	_     [48]byte
+}
+
+// Summary is Java's AvgMinMaxCounter (basic) or, with percentiles,
+// AvgMinMaxPercentileCounter (advanced): count, sum, min, max and, for
+// advanced ones, a histogram from which percentiles are read.
+type Summary struct {
+	Name     string
+	Advanced bool
+	shards   [statShards]summaryShard
+	min, max atomic.Int64
+	hist     *[statShards][histBuckets]atomic.Int64
+}
+
+// NewSummary returns an empty summary.
+func NewSummary(name string, advanced bool) *Summary {
+	s := &Summary{Name: name, Advanced: advanced}
+	if advanced {
+		s.hist = new([statShards][histBuckets]atomic.Int64)
+	}
+	s.min.Store(math.MaxInt64)
+	s.max.Store(math.MinInt64)
+	return s
+}
+
+// Add records one value in the shard of hint.
+func (s *Summary) Add(hint uint64, v int64) {
+	sh := &s.shards[hint%statShards]
+	sh.count.Add(1)
+	sh.sum.Add(v)
+	for {
+		m := s.min.Load()
+		if v >= m || s.min.CompareAndSwap(m, v) {
+			break
+		}
+	}
+	for {
+		m := s.max.Load()
+		if v <= m || s.max.CompareAndSwap(m, v) {
+			break
+		}
+	}
+	if s.hist != nil {
+		s.hist[hint%statShards][histIndex(v)].Add(1)
+	}
+}
+
+// Reset empties the summary.
+func (s *Summary) Reset() {
+	for i := range s.shards {
+		s.shards[i].count.Store(0)
+		s.shards[i].sum.Store(0)
+	}
+	s.min.Store(math.MaxInt64)
+	s.max.Store(math.MinInt64)
+	if s.hist != nil {
+		for i := range s.hist {
+			for j := range s.hist[i] {
+				s.hist[i][j].Store(0)
+			}
+		}
+	}
+}
+
+// SummarySnapshot is a summary's values at one moment.
+type SummarySnapshot struct {
+	Count, Sum, Min, Max int64
+	counts               []int64 // histogram, advanced summaries only
+}
+
+// Snapshot reads the summary. Min and Max are 0 while it is empty, as in
+// Java.
+func (s *Summary) Snapshot() SummarySnapshot {
+	var out SummarySnapshot
+	for i := range s.shards {
+		out.Count += s.shards[i].count.Load()
+		out.Sum += s.shards[i].sum.Load()
+	}
+	out.Min, out.Max = s.min.Load(), s.max.Load()
+	if out.Min == math.MaxInt64 {
+		out.Min = 0
+	}
+	if out.Max == math.MinInt64 {
+		out.Max = 0
+	}
+	if s.hist != nil {
+		out.counts = make([]int64, histBuckets)
+		for i := range s.hist {
+			for j := range s.hist[i] {
+				out.counts[j] += s.hist[i][j].Load()
+			}
+		}
+	}
+	return out
+}
+
+// Merge combines two snapshots (counts, sums, extremes; not percentiles).
+func (a SummarySnapshot) Merge(b SummarySnapshot) SummarySnapshot {
+	switch {
+	case a.Count == 0:
+		return SummarySnapshot{Count: b.Count, Sum: b.Sum, Min: b.Min, Max: b.Max}
+	case b.Count == 0:
+		return SummarySnapshot{Count: a.Count, Sum: a.Sum, Min: a.Min, Max: a.Max}
+	}
+	return SummarySnapshot{Count: a.Count + b.Count, Sum: a.Sum + b.Sum, Min: min(a.Min, b.Min), Max: max(a.Max, b.Max)}
+}
+
+// Avg is Java's average: sum/count rounded half-up to four decimals, 0
+// when empty.
+func (a SummarySnapshot) Avg() float64 {
+	if a.Count == 0 {
+		return 0
+	}
+	return math.Floor(float64(a.Sum)/float64(a.Count)*10000+0.5) / 10000
+}
+
+// Quantile returns the value at quantile q (0..1) from the histogram, the
+// lower bound of the bucket holding it (exact below 128), clamped to
+// [Min, Max]; 0 when empty or for a basic summary.
+func (a SummarySnapshot) Quantile(q float64) int64 {
+	var total int64
+	for _, c := range a.counts {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := int64(math.Ceil(q * float64(total)))
+	if rank < 1 {
+		rank = 1
+	}
+	var seen int64
+	for i, c := range a.counts {
+		seen += c
+		if seen >= rank {
+			return min(max(histLower(i), a.Min), a.Max)
+		}
+	}
+	return a.Max
+}
+
+// Metrics are the ServerMetrics of Java 3.8.0 that a standalone gozk
+// records. The names are Java's; every metric Java has and gozk does not
+// record reads as zero in mntr and Prometheus (see package admin).
+type Metrics struct {
+	ReadLatency   *Summary // readlatency: ms from arrival to reply of reads (ping, sasl included)
+	UpdateLatency *Summary // updatelatency: same for writes (createSession, closeSession included)
+	FsyncTime     *Summary // fsynctime: ms per txn log batch append + fsync
+	SnapshotTime  *Summary // snapshottime: ms per snapshot (see RecordSnapshotTime)
+	DBInitTime    *Summary // dbinittime: ms to load the database at startup
+	BatchSize     *Summary // sync_processor_batch_size: txns per fsync
+
+	StartupTxnsLoaded   *Summary // startup_txns_loaded
+	StartupTxnsLoadTime *Summary // startup_txns_load_time
+
+	NodeCreatedWatchCount  *Summary // node_created_watch_count
+	NodeDeletedWatchCount  *Summary // node_deleted_watch_count
+	NodeChangedWatchCount  *Summary // node_changed_watch_count
+	NodeChildrenWatchCount *Summary // node_children_watch_count
+
+	BytesReceived          ShardedCounter // bytes_received_count
+	ConnectionRequestCount Counter        // connection_request_count
+	StaleSessionsExpired   Counter        // stale_sessions_expired
+	PrepRequestQueued      Counter        // prep_processor_request_queued
+	SyncRequestQueued      Counter        // sync_processor_request_queued
+	UnrecoverableErrors    Counter        // unrecoverable_error_count
+	DigestMismatches       Counter        // digest_mismatches_count
+	ConnectionRejected     Counter        // connection_rejected
+	LargeRequestsRejected  Counter        // large_requests_rejected
+}
+
+func newMetrics() *Metrics {
+	return &Metrics{
+		ReadLatency:            NewSummary("readlatency", true),
+		UpdateLatency:          NewSummary("updatelatency", true),
+		FsyncTime:              NewSummary("fsynctime", false),
+		SnapshotTime:           NewSummary("snapshottime", false),
+		DBInitTime:             NewSummary("dbinittime", false),
+		BatchSize:              NewSummary("sync_processor_batch_size", false),
+		StartupTxnsLoaded:      NewSummary("startup_txns_loaded", false),
+		StartupTxnsLoadTime:    NewSummary("startup_txns_load_time", false),
+		NodeCreatedWatchCount:  NewSummary("node_created_watch_count", false),
+		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count", false),
+		NodeChangedWatchCount:  NewSummary("node_changed_watch_count", false),
+		NodeChildrenWatchCount: NewSummary("node_children_watch_count", false),
+	}
+}
+
+// Summaries returns every summary by its Java name.
+func (m *Metrics) Summaries() map[string]*Summary {
+	out := map[string]*Summary{}
+	for _, s := range []*Summary{m.ReadLatency, m.UpdateLatency, m.FsyncTime, m.SnapshotTime, m.DBInitTime,
+		m.BatchSize, m.StartupTxnsLoaded, m.StartupTxnsLoadTime, m.NodeCreatedWatchCount,
+		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount} {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// Counters returns every counter's value by its Java name.
+func (m *Metrics) Counters() map[string]int64 {
+	return map[string]int64{
+		"bytes_received_count":          m.BytesReceived.Load(),
+		"connection_request_count":      m.ConnectionRequestCount.Load(),
+		"stale_sessions_expired":        m.StaleSessionsExpired.Load(),
+		"prep_processor_request_queued": m.PrepRequestQueued.Load(),
+		"sync_processor_request_queued": m.SyncRequestQueued.Load(),
+		"unrecoverable_error_count":     m.UnrecoverableErrors.Load(),
+		"digest_mismatches_count":       m.DigestMismatches.Load(),
+		"connection_rejected":           m.ConnectionRejected.Load(),
+		"large_requests_rejected":       m.LargeRequestsRejected.Load(),
+	}
+}
+
+// reset zeroes every metric, as srst does through Java's resetAll.
+func (m *Metrics) reset() {
+	for _, s := range m.Summaries() {
+		s.Reset()
+	}
+	m.BytesReceived.Reset()
+	for _, c := range []*Counter{&m.ConnectionRequestCount, &m.StaleSessionsExpired, &m.PrepRequestQueued,
+		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected} {
+		c.Reset()
+	}
+}
+
+// serverStats is Java's ServerStats: server-wide packet counters and the
+// sizes of client responses. The request latency of srvr is the union of
+// the read and update latency summaries, which srst resets together.
+type serverStats struct {
+	started         atomic.Int64 // wall ms, reset by nothing (uptime)
+	packetsReceived ShardedCounter
+	packetsSent     ShardedCounter
+	fsyncExceeded   Counter
+	authFailed      Counter
+	lastRespSize    atomic.Int64
+	minRespSize     atomic.Int64
+	maxRespSize     atomic.Int64
+}
+
+func (st *serverStats) resetResponseSizes() {
+	st.lastRespSize.Store(-1)
+	st.minRespSize.Store(-1)
+	st.maxRespSize.Store(-1)
+}
+
+func (st *serverStats) responseSize(n int64) {
+	if st.lastRespSize.Load() != n {
+		st.lastRespSize.Store(n)
+	}
+	for {
+		m := st.minRespSize.Load()
+		if (m >= 0 && n >= m) || st.minRespSize.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	for {
+		m := st.maxRespSize.Load()
+		if n <= m || st.maxRespSize.CompareAndSwap(m, n) {
+			break
+		}
+	}
+}
+
+// connStats is Java's per-connection ServerCnxn statistics (cons).
+type connStats struct {
+	established int64 // wall ms
+	recved      atomic.Int64
+	sent        atomic.Int64
+	lastOp      atomic.Int32 // proto.OpCode + opShift; 0 = NA
+	lastCxid    atomic.Int64
+	lastZxid    atomic.Int64
+	lastResp    atomic.Int64 // MonoMillis
+	lastLat     atomic.Int64
+	minLat      atomic.Int64
+	maxLat      atomic.Int64
+	count       atomic.Int64
+	totalLat    atomic.Int64
+}
+
+// opShift keeps opcode 0 apart from "no operation yet".
+const opShift = 1000
+
+func (cs *connStats) reset() {
+	cs.recved.Store(0)
+	cs.sent.Store(0)
+	cs.lastOp.Store(0)
+	cs.lastCxid.Store(-1)
+	cs.lastZxid.Store(-1)
+	cs.lastResp.Store(0)
+	cs.lastLat.Store(0)
+	cs.minLat.Store(math.MaxInt64)
+	cs.maxLat.Store(0)
+	cs.count.Store(0)
+	cs.totalLat.Store(0)
+}
