@@ -183,7 +183,7 @@ func measureMemory(ctx context.Context, fc FootprintConfig, fp *Footprint,
 	done := 0
 	for _, n := range fc.Znodes {
 		began := time.Now()
-		if err := populate(ctx, p.Addr, done, n, value, deadline); err != nil {
+		if err := populateRange(ctx, p.Addr, done, n, value, deadline); err != nil {
 			return fmt.Errorf("populating %d znodes: %w", n, err)
 		}
 		took := time.Since(began)
@@ -218,9 +218,9 @@ func footprintPath(i int) string {
 	return footprintRoot + "/d" + strconv.Itoa(i/footprintFanout) + "/" + strconv.Itoa(i)
 }
 
-// populate creates znodes from (inclusive) to to (exclusive), with their
+// populateRange creates znodes from (inclusive) to to (exclusive), with their
 // directories, on populateSessions pipelined sessions.
-func populate(ctx context.Context, addr string, from, to int, value []byte, deadline time.Time) error {
+func populateRange(ctx context.Context, addr string, from, to int, value []byte, deadline time.Time) error {
 	var dirs []string
 	for d := (from + footprintFanout - 1) / footprintFanout; d*footprintFanout < to; d++ {
 		dirs = append(dirs, footprintRoot+"/d"+strconv.Itoa(d))
