@@ -103,9 +103,8 @@ func fourLetterWord(addr, word string, timeout time.Duration) (string, error) {
 	if _, err := io.WriteString(conn, word); err != nil {
 		return "", err
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.CloseWrite()
-	}
+	// No half-close: a server may drop a connection whose client has
+	// shut down its side before the answer is written.
 	b, err := io.ReadAll(conn)
 	if err != nil && !errors.Is(err, net.ErrClosed) && !isReset(err) {
 		if len(b) == 0 {

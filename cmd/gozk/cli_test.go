@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The CLI tests build the binary once and run it as scripts would.
+var gozkBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gozk-cli")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gozkBin = filepath.Join(dir, "gozk")
+	build := exec.Command("go", "build", "-o", gozkBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building gozk:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// gozk runs the binary and returns stdout, stderr and the exit status.
+func gozk(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(gozkBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.cfg", "dataDir="+dir+"\nclientPort=2181\ntickTime=fast\n")
+	ensemble := writeFile(t, dir, "ensemble.cfg", "dataDir="+dir+"\nclientPort=2181\ninitLimit=5\nsyncLimit=2\n"+
+		"server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.2:2888:3888\nserver.3=127.0.0.3:2888:3888\n")
+	writeFile(t, dir, "myid", "1\n")
+	closed := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	cases := []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"version"}, exitOK, "gozk ", ""},
+		{[]string{"--help"}, exitOK, "EXIT STATUS", ""},
+		{[]string{"server", "--help"}, exitOK, "--log-file", ""},
+		{[]string{"nonsense"}, exitUsage, "", `unknown command "nonsense"`},
+		{[]string{}, exitUsage, "COMMANDS", ""},
+		{[]string{"server", "--no-such-flag"}, exitUsage, "", "flag provided but not defined"},
+		{[]string{"server", "--log-level", "loud"}, exitUsage, "", "--log-level"},
+		{[]string{"server", "--log-format", "xml"}, exitUsage, "", "--log-format"},
+		{[]string{"data", "nonsense"}, exitUsage, "", `unknown command "nonsense"`},
+		{[]string{"server", "--config", filepath.Join(dir, "missing.cfg")}, exitBadConfig, "", "missing.cfg"},
+		{[]string{"server", "--config", bad}, exitBadConfig, "", "bad.cfg:3: tickTime:"},
+		{[]string{"server", "--config", ensemble}, exitBadConfig, "", "ensemble mode is not available yet"},
+		{[]string{"4lw"}, exitUsage, "", "exactly one word"},
+		{[]string{"4lw", "toolong"}, exitUsage, "", "not four letters"},
+		{[]string{"4lw", "ruok", "--server", closed, "--timeout", "2s"}, exitRuntime, "", "connection refused"},
+		{[]string{"completion"}, exitUsage, "", "bash, zsh or fish"},
+		{[]string{"completion", "tcsh"}, exitUsage, "", "unknown shell"},
+		{[]string{"completion", "bash"}, exitOK, "complete -o bashdefault -o default -F _gozk_complete gozk", ""},
+		{[]string{"completion", "zsh"}, exitOK, "#compdef gozk", ""},
+		{[]string{"completion", "fish"}, exitOK, "complete -c gozk", ""},
+		{[]string{"--generate-bash-completion"}, exitOK, "4lw\ncompletion\n", ""},
+		{[]string{"4lw", "--generate-bash-completion"}, exitOK, "ruok\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			stdout, stderr, code := gozk(t, nil, c.args...)
+			if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s\nwant stdout with %q, stderr with %q",
+					code, c.code, stdout, stderr, c.stdout, c.stderr)
+			}
+		})
+	}
+}
+
+// TestServerLogAndFourLetterWords runs a server with a JSON log file,
+// asks it four-letter words, rotates the log with SIGHUP and stops it.
+func TestServerLogAndFourLetterWords(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=2000\ndataDir=%s/data\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
+		"4lw.commands.whitelist=ruok,isro\nautopurge.snapRetainCount=1\n", dir, port))
+	logPath := filepath.Join(dir, "gozk.log")
+	srv := exec.Command(gozkBin, "server", "--config", cfg, "--log-file", logPath, "--log-format", "json")
+	var stderr bytes.Buffer
+	srv.Stderr = &stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	defer func() {
+		if srv.ProcessState == nil {
+			_ = srv.Process.Kill()
+			<-done
+		}
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, _, code := gozk(t, nil, "4lw", "ruok", "--server", addr, "--timeout", "1s")
+		if code == 0 && out == "imok\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer ruok: %q %d\nstderr: %s", out, code, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if out, _, code := gozk(t, nil, "4lw", "-s", addr, "isro"); code != 0 || out != "rw\n" {
+		t.Errorf("isro: exit %d, %q", code, out)
+	}
+	if out, errOut, code := gozk(t, nil, "4lw", "stat", "--server", addr); code != exitRuntime ||
+		!strings.Contains(out, "is not executed because it is not in the whitelist") || !strings.Contains(errOut, "refused") {
+		t.Errorf("stat: exit %d, %q %q", code, out, errOut)
+	}
+
+	// Rotate: rename the file, SIGHUP, then stop with SIGTERM.
+	rotated := logPath + ".1"
+	if err := os.Rename(logPath, rotated); err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.Process.Signal(syscall.SIGHUP)
+	waitFor(t, func() bool { _, err := os.Stat(logPath); return err == nil })
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("server exit: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not stop on SIGTERM")
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("with --log-file, stderr should stay empty: %s", stderr.String())
+	}
+
+	first := readJSONLines(t, rotated)
+	second := readJSONLines(t, logPath)
+	start := find(t, first, "starting gozk")
+	if start["version"] != version || start["clientAddr"] != addr || start["config"] != cfg || start["level"] != "info" {
+		t.Errorf("start line: %v", start)
+	}
+	if w := find(t, first, "autopurge.snapRetainCount: invalid"); w["level"] != "warn" {
+		t.Errorf("config warning: %v", w)
+	}
+	if l := find(t, first, "serving clients"); l["address"] != addr {
+		t.Errorf("listening line: %v", l)
+	}
+	find(t, second, "log file reopened")
+	find(t, second, "shutting down")
+	find(t, second, "shutdown complete")
+	for _, lines := range [][]map[string]any{first, second} {
+		for _, l := range lines {
+			if _, ok := l["time"].(string); !ok || l["level"] == nil || l["message"] == nil {
+				t.Errorf("line without time, level or message: %v", l)
+			}
+		}
+	}
+	// Nothing per request at info: the four-letter words above are not
+	// logged at info.
+	for _, l := range append(first, second...) {
+		if msg, _ := l["message"].(string); strings.Contains(msg, "ruok") || strings.Contains(msg, "isro") {
+			t.Errorf("per-request line: %v", l)
+		}
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func readJSONLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: not a JSON line: %q", path, sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func find(t *testing.T, lines []map[string]any, msg string) map[string]any {
+	t.Helper()
+	for _, l := range lines {
+		if m, _ := l["message"].(string); strings.Contains(m, msg) {
+			return l
+		}
+	}
+	t.Fatalf("no log line with %q in %v", msg, lines)
+	return nil
+}
