@@ -116,6 +116,9 @@ type RestoreHandler struct {
 	// must start from an empty state (a snapshot that fails half way is
 	// abandoned) and return the callbacks for this attempt.
 	Snapshot func(f File) SnapshotHandler
+	// SnapshotDone, when set, is called once the snapshot is loaded (with
+	// File{} and a zero SnapshotInfo when there is none), before any txn.
+	SnapshotDone func(f File, info SnapshotInfo) error
 	// Txn is called for every log record with a zxid above the
 	// snapshot's, in log order. An error stops the restore.
 	Txn func(file string, rec Record) error
@@ -169,6 +172,11 @@ func Restore(snapDir, logDir string, opts RestoreOptions, h RestoreHandler) (Res
 			return res, fmt.Errorf("%w (%s, last zxid %#x)", ErrNoSnapshot, logDir, last)
 		}
 		h.Snapshot(File{})
+	}
+	if h.SnapshotDone != nil {
+		if err := h.SnapshotDone(res.Snapshot, res.SnapshotInfo); err != nil {
+			return res, err
+		}
 	}
 	res.LastZxid = res.Snapshot.Zxid
 	err = ReadLogs(logDir, res.Snapshot.Zxid+1, opts.Limit, func(file string, rec Record) error {
