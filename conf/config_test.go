@@ -110,3 +110,43 @@ func TestAdminMetricsAutopurge(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleConfig loads conf/zoo.cfg.example as shipped, and again with
+// every documented standalone key uncommented, which must load without a
+// warning: the example documents what gozk reads.
+func TestExampleConfig(t *testing.T) {
+	data, err := os.ReadFile("zoo.cfg.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	text := strings.ReplaceAll(string(data), "dataDir=/var/lib/zookeeper", "dataDir="+dir)
+	c, err := Load(write(t, text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TickTime != 2*time.Second || c.ClientPort != 2181 || len(c.Warnings) != 0 {
+		t.Fatalf("%+v %q", c, c.Warnings)
+	}
+	var all []string
+	keys := 0
+	for _, line := range strings.Split(text, "\n") {
+		if k, ok := strings.CutPrefix(line, "#"); ok && len(k) > 0 && strings.Contains(k, "=") && !strings.ContainsAny(k[:1], " #-") {
+			key, _, _ := strings.Cut(k, "=")
+			if strings.HasPrefix(key, "server.") || strings.HasPrefix(key, "group.") || strings.HasPrefix(key, "weight.") ||
+				key == "dynamicConfigFile" || strings.Contains(k, "<") {
+				continue
+			}
+			line = k
+			keys++
+		}
+		all = append(all, line)
+	}
+	c, err = Load(write(t, strings.Join(all, "\n")), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 || keys < 80 {
+		t.Fatalf("%d keys, warnings %q", keys, c.Warnings)
+	}
+}
