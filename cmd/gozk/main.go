@@ -140,6 +140,7 @@ func serverCommand() *cli.Command {
 }
 
 func runServer(c *cli.Context) error {
+	startGCPolicy()
 	logger, logOut, err := newLogger(c)
 	if err != nil {
 		return err
