@@ -1,8 +1,6 @@
 package conf_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,30 +42,27 @@ func TestCases(t *testing.T) {
 	}
 }
 
-// TestDebianSampleInstalled loads the zoo.cfg that Debian's zookeeper
-// package installs, when it is there.
-func TestDebianSampleInstalled(t *testing.T) {
-	const path = "/etc/zookeeper/conf/zoo.cfg"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip(path, "is not installed")
-	}
-	data, err := os.ReadFile(path)
+// TestFixturesUnchanged loads the Debian sample zoo.cfg and a
+// three-server zoo.cfg with group and weight lines exactly as written.
+func TestFixturesUnchanged(t *testing.T) {
+	c, err := conf.Load("conftest/testdata/debian-zoo.cfg", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The sample's dataDir (/var/lib/zookeeper) may hold a myid; load a
-	// copy pointing at an empty directory so only the file is checked.
-	dir := t.TempDir()
-	text := strings.Replace(string(data), "dataDir=/var/lib/zookeeper", "dataDir="+dir, 1)
-	p := filepath.Join(dir, "zoo.cfg")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+	if c.ClientPort != 2181 || c.TickTime.Milliseconds() != 2000 || c.DataDir != "/tmp/zookeeper" ||
+		c.Quorum.InitLimit != 10 || c.Quorum.SyncLimit != 5 || c.Quorum.Distributed {
+		t.Fatalf("debian sample: %+v", c)
 	}
-	c, err := conf.Load(p, "")
+	c, err = conf.Load("conftest/testdata/three-servers-groups.cfg", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ClientPort != 2181 || c.TickTime.Milliseconds() != 2000 || c.Quorum.InitLimit != 10 || c.Quorum.SyncLimit != 5 {
-		t.Fatalf("%+v", c)
+	q := c.Quorum
+	if !q.Distributed || q.ServerID != 2 || !q.Ensemble.Hierarchical || len(q.Ensemble.Voters()) != 3 ||
+		q.Ensemble.Weights[3] != 2 || c.AutopurgeInterval.Hours() != 24 || c.FourLetterWhitelist != "srvr,ruok,mntr" {
+		t.Fatalf("three servers: %+v %+v", c, q.Ensemble)
+	}
+	if s, ok := q.Self(); !ok || s.ClientAddr() != "0.0.0.0:2181" || !s.ClientFromStatic {
+		t.Fatalf("self: %+v", s)
 	}
 }

@@ -117,3 +117,24 @@ func TestJavaAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestInstalledDebianConfig feeds the zoo.cfg of the installed zookeeper
+// package, unchanged, to Java and to gozk.
+func TestInstalledDebianConfig(t *testing.T) {
+	const path = "/etc/zookeeper/conf/zoo.cfg"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip(path, " is not installed")
+	}
+	java, cp := javaParser(t)
+	out, err := exec.Command(java, "-cp", cp, "ConfParse", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, gerr := conf.Load(path, "")
+	if javaOK := strings.HasPrefix(string(out), "OK"); javaOK != (gerr == nil) {
+		t.Fatalf("Java: %s; gozk: %v", out, gerr)
+	}
+	if gerr == nil && c.ClientPort != 2181 {
+		t.Fatalf("clientPort %d", c.ClientPort)
+	}
+}

@@ -5,6 +5,7 @@
 package conftest
 
 import (
+	_ "embed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,70 +66,25 @@ const three = "server.1=zk1:2888:3888\nserver.2=zk2:2888:3888\nserver.3=zk3:2888
 
 var myid1 = map[string]string{"data/myid": "1\n"}
 
-// DebianSample is the content of Debian's /etc/zookeeper/conf/zoo.cfg
-// (zookeeper 3.8.0 package), comments shortened.
-const DebianSample = `# http://hadoop.apache.org/zookeeper/docs/current/zookeeperAdmin.html
+// DebianSample is the zoo.cfg that Debian's zookeeper 3.8.0 package
+// installs as /etc/zookeeper/conf/zoo.cfg (Apache's zoo_sample.cfg).
+//
+//go:embed testdata/debian-zoo.cfg
+var DebianSample string
 
-# The number of milliseconds of each tick
-tickTime=2000
-# The number of ticks that the initial
-# synchronization phase can take
-initLimit=10
-# The number of ticks that can pass between
-# sending a request and getting an acknowledgement
-syncLimit=5
-# the directory where the snapshot is stored.
-dataDir=/var/lib/zookeeper
-# Place the dataLogDir to a separate physical disc for better performance
-# dataLogDir=/disk2/zookeeper
-
-# the port at which the clients will connect
-clientPort=2181
-
-# specify all zookeeper servers
-# The fist port is used by followers to connect to the leader
-# The second one is used for leader election
-#server.1=zookeeper1:2888:3888
-#server.2=zookeeper2:2888:3888
-#server.3=zookeeper3:2888:3888
-
-
-# To avoid seeks ZooKeeper allocates space in the transaction log file in
-# blocks of PreAllocSize kilobytes. The default block size is 64M. One reason
-# for changing the size of the blocks is to reduce the block size if snapshots
-# are taken more often. (Also, see SnapCount).
-#preAllocSize=65536
-
-# Clients can submit requests faster than ZooKeeper can process them,
-# especially if there are a lot of clients. To prevent ZooKeeper from running
-# out of memory due to queued requests, ZooKeeper will throttle clients so that
-# there is no more than globalOutstandingLimit outstanding requests in the
-# system. The default limit is 1,000.ZooKeeper logs transactions to a
-# transaction log. After snapCount transactions are written to a log file a
-# snapshot is started and a new transaction log file is started. The default
-# snapCount is 10,000.
-#snapCount=1000
-
-# If this option is defined, requests will be will logged to a trace file named
-# traceFile.year.month.day.
-#traceFile=
-
-# Leader accepts client connections. Default value is "yes". The leader machine
-# will coordinate updates. For higher update throughput at thes slight expense
-# of read throughput the leader can be configured to not accept clients and focus
-# on coordination.
-#leaderServes=yes
-
-# Enable regular purging of old data and transaction logs every 24 hours
-#autopurge.purgeInterval=24
-#autopurge.snapRetainCount=5
-`
+// ThreeServers is a three-server ensemble with group and weight lines;
+// its dataDir (relative to the conf package) holds myid 2.
+//
+//go:embed testdata/three-servers-groups.cfg
+var ThreeServers string
 
 // Cases is the table. Every Accept value was checked against Java
 // 3.8.0's QuorumPeerConfig by compat/confdiff.
 var Cases = []Case{
 	{Name: "minimal", Cfg: base, Accept: true, ServerID: -1},
-	{Name: "debian-sample", Cfg: strings.Replace(DebianSample, "/var/lib/zookeeper", "{dir}/data", 1), Accept: true, ServerID: -1},
+	{Name: "debian-sample", Cfg: strings.Replace(DebianSample, "dataDir=/tmp/zookeeper", "dataDir={dir}/data", 1), Accept: true, ServerID: -1},
+	{Name: "three-servers-groups-weights", Cfg: strings.Replace(ThreeServers, "dataDir=conftest/testdata/three-servers-data", "dataDir={dir}/data", 1),
+		Files: map[string]string{"data/myid": "2\n"}, Accept: true, Distributed: true, ServerID: 2},
 	{Name: "defaults-no-ticktime", Cfg: "dataDir={dir}/data\nclientPort=2181\n", Accept: true, ServerID: -1},
 	{Name: "no-clientport", Cfg: "dataDir={dir}/data\n", Accept: true, ServerID: -1},
 	{Name: "no-datadir", Cfg: "clientPort=2181\n", Err: "dataDir is not set"},
