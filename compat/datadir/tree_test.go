@@ -284,6 +284,9 @@ func captureState(t testing.TB, addr string) state {
 // /zookeeper/config is compared too: both servers are standalone.
 func compareTrees(t testing.TB, wantName string, want map[string]nodeView, gotName string, got map[string]nodeView) {
 	t.Helper()
+	if len(want) < 20 || len(got) < 20 {
+		t.Fatalf("captured trees too small to mean anything: %s %d nodes, %s %d", wantName, len(want), gotName, len(got))
+	}
 	var paths []string
 	for p := range want {
 		paths = append(paths, p)
