@@ -215,6 +215,8 @@ func serverConfig(c *conf.Config, logger zerolog.Logger) server.Config {
 	sc.MaxCnxns = c.MaxCnxns
 	sc.GlobalOutstandingLimit = c.GlobalOutstandingLimit
 	sc.SnapCount = c.SnapCount
+	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
+	sc.PurgeInterval = c.AutopurgeInterval
 	sc.JuteMaxBuffer = c.JuteMaxBuffer
 	sc.JuteMaxBufferExtra = c.JuteMaxBufferExtra
 	sc.ExtendedTypesEnabled = c.ExtendedTypesEnabled
