@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/persistence/zkfiles"
+	"github.com/gozk/gozk/proto"
+)
+
+func fixtureDirs(name string) *dataDirs {
+	dir := filepath.Join(javaFixtures, name)
+	return &dataDirs{data: dir, log: dir, opts: db.Options{DigestEnabled: true, ExtendedTypesEnabled: true}, limit: jute.DefaultFieldLimit}
+}
+
+func tmpDirs(t *testing.T) *dataDirs {
+	d := t.TempDir()
+	return &dataDirs{data: d, log: d, opts: db.Options{DigestEnabled: true, ExtendedTypesEnabled: true}, limit: jute.DefaultFieldLimit}
+}
+
+// treeDump is a comparable picture of a tree: every node's data, ACL and
+// stored stat, and the sessions.
+type treeDump struct {
+	nodes    map[string]string
+	sessions map[int64]int32
+	zxid     int64
+	digest   int64
+}
+
+func dumpTree(t *testing.T, tree *db.Tree) treeDump {
+	t.Helper()
+	d := treeDump{nodes: map[string]string{}, sessions: tree.Sessions(), zxid: tree.LastProcessedZxid(), digest: tree.Digest()}
+	err := tree.Walk(func(path string, data []byte, acl []proto.ACL, stat proto.StatPersisted) error {
+		d.nodes[path] = fmt.Sprintf("%q null=%v acl=%v stat=%+v", data, data == nil, acl, stat)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestImportExportFixtures: each Java fixture imported into a gozk store
+// and exported again reads back (as Java's restore reads it) to the very
+// same tree, sessions, zxid and digest; and a second import into the same
+// store is refused.
+func TestImportExportFixtures(t *testing.T) {
+	for _, name := range []string{"plain", "gz", "snappy"} {
+		t.Run(name, func(t *testing.T) {
+			src := fixtureDirs(name)
+			orig, err := restoreJava(src, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if orig.digests.checked == 0 || len(orig.digests.mismatches) > 0 {
+				t.Fatalf("digest checks: %+v", orig.digests)
+			}
+			store := tmpDirs(t)
+			rep, err := importJava(src, store, importOptions{log: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.zxid != orig.tree.LastProcessedZxid() {
+				t.Fatalf("imported at 0x%x, Java's data is at 0x%x", rep.zxid, orig.tree.LastProcessedZxid())
+			}
+			if _, err := importJava(src, store, importOptions{log: io.Discard}); err == nil || !strings.Contains(err.Error(), "not empty") {
+				t.Fatalf("second import into a full store: %v", err)
+			}
+
+			out := tmpDirs(t)
+			out.compression = zkfiles.CompressionOf("x." + name)
+			path, zxid, err := exportJava(store, out, false, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if zxid != rep.zxid || zkfiles.CompressionOf(path) != out.compression {
+				t.Fatalf("exported %s at 0x%x", path, zxid)
+			}
+			back, err := restoreJava(out, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := dumpTree(t, orig.tree), dumpTree(t, back.tree); !reflect.DeepEqual(a, b) {
+				t.Fatalf("round trip differs:\n%+v\n%+v", a, b)
+			}
+			for _, f := range []string{zkfiles.AcceptedEpochFile, zkfiles.CurrentEpochFile} {
+				if e, ok, err := zkfiles.ReadEpoch(filepath.Join(zkfiles.VersionPath(out.data), f)); !ok || err != nil || e != zkfiles.EpochOf(zxid) {
+					t.Fatalf("%s: %d %v %v", f, e, ok, err)
+				}
+			}
+			if _, _, err := exportJava(store, out, false, io.Discard); err == nil {
+				t.Fatal("export over Java files without --force succeeded")
+			}
+			if _, _, err := exportJava(store, out, true, io.Discard); err != nil {
+				t.Fatalf("export --force: %v", err)
+			}
+			// --force on import moves the old store aside.
+			if _, err := importJava(src, store, importOptions{force: true, log: io.Discard}); err != nil {
+				t.Fatalf("import --force: %v", err)
+			}
+		})
+	}
+}
+
+// TestDumpGozkStore: dump-log and dump-snapshot read the gozk store an
+// import wrote, in the same layout as for Java's files.
+func TestDumpGozkStore(t *testing.T) {
+	store := tmpDirs(t)
+	if _, err := importJava(fixtureDirs("plain"), store, importOptions{log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	d := &txnDumper{w: &buf, loc: time.UTC}
+	if err := dumpGozkLog(d, store.log, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The txns after the Java snapshot, printed as TxnLogToolkit printed
+	// them from Java's log.
+	want := toolOutput(t, filepath.Join(javaFixtures, "plain", "version-2", "log.2c"), ".txt")
+	wantLines := strings.Split(want, "\n")
+	gotLines := strings.Split(buf.String(), "\n")
+	if len(gotLines) != len(wantLines) || !reflect.DeepEqual(gotLines[1:], wantLines[1:]) {
+		t.Fatalf("gozk log dump:\n%s\nwant (after the first line):\n%s", buf.String(), want)
+	}
+	snap, err := loadGozkSnapshot(store.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	snap.writeText(&buf, false, time.UTC)
+	wantSnap := toolOutput(t, filepath.Join(javaFixtures, "plain", "version-2", "snapshot.2b"), ".txt")
+	gn, gr := snapshotBlocks(buf.String())
+	wn, wr := snapshotBlocks(wantSnap)
+	if !reflect.DeepEqual(gn, wn) || !reflect.DeepEqual(gr, wr) {
+		t.Fatalf("gozk snapshot dump differs from SnapshotFormatter's on the Java snapshot:\n%s", buf.String())
+	}
+	if _, err := os.Stat(filepath.Join(store.data, "gozk-snap")); err != nil {
+		t.Fatal(err)
+	}
+}
