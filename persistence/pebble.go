@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -110,7 +111,7 @@ func strayPebbleFiles(names []string) []string {
 func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	fs := po.FS
 	if !po.ReadOnly {
-		if err := fs.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdirAllDurable(fs, dir); err != nil {
 			return nil, fmt.Errorf("persistence: creating %s: %w", dir, err)
 		}
 	}
@@ -216,4 +217,42 @@ func isEmpty(db *pebble.DB, dir string) (bool, error) {
 		return false, fmt.Errorf("persistence: reading %s: %w", dir, err)
 	}
 	return !found, nil
+}
+
+// mkdirAllDurable creates dir and its missing parents and syncs the
+// directory that holds each new entry: until then a crash may forget a
+// new directory, and with it the whole store Pebble creates inside.
+func mkdirAllDurable(fs vfs.FS, dir string) error {
+	var missing []string
+	for p := dir; ; {
+		if _, err := fs.Stat(p); err == nil {
+			break
+		}
+		missing = append(missing, p)
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range missing {
+		d, err := fs.OpenDir(filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		err = d.Sync()
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("syncing %s: %w", filepath.Dir(p), err)
+		}
+	}
+	return nil
 }
