@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/proto"
 )
@@ -70,6 +71,10 @@ func (q *requestQueue) close() {
 // maxSyncBatch caps one group commit, as zookeeper.maxBatchSize does.
 const maxSyncBatch = 1000
 
+// maxReusedTxnBuffer bounds the encoding buffer the sync stage keeps
+// between batches.
+const maxReusedTxnBuffer = 4 << 20
+
 // prepLoop prepares writes in arrival order and hands them to sync.
 func (s *Server) prepLoop() {
 	defer close(s.syncCh)
@@ -94,6 +99,8 @@ func (s *Server) syncLoop() {
 	defer close(s.finalCh)
 	batch := make([]*request, 0, maxSyncBatch)
 	entries := make([]persistence.Entry, 0, maxSyncBatch)
+	var encoded jute.Writer
+	ends := make([]int, 0, maxSyncBatch)
 	for {
 		r, ok := <-s.syncCh
 		if !ok {
@@ -112,12 +119,25 @@ func (s *Server) syncLoop() {
 				break fill
 			}
 		}
-		entries = entries[:0]
+		// Every txn of the batch is encoded into one buffer reused from
+		// batch to batch (Append copies what it logs); the entries are
+		// sliced from it once it has stopped growing.
+		entries, ends = entries[:0], ends[:0]
+		encoded.Reset()
 		for _, r := range batch {
 			if r.txn != nil {
-				r.txnBytes = r.txn.Marshal()
-				entries = append(entries, persistence.Entry{Zxid: r.txn.Header.Zxid, Data: r.txnBytes})
+				r.txn.Encode(&encoded)
+				entries = append(entries, persistence.Entry{Zxid: r.txn.Header.Zxid})
+				ends = append(ends, encoded.Len())
 			}
+		}
+		buf, start := encoded.Bytes(), 0
+		for i, end := range ends {
+			entries[i].Data = buf[start:end:end]
+			start = end
+		}
+		if encoded.Len() > maxReusedTxnBuffer {
+			encoded = jute.Writer{} // do not pin a burst's buffer
 		}
 		if len(entries) > 0 {
 			began := time.Now()

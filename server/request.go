@@ -19,7 +19,6 @@ type request struct {
 
 	// Set by prep for writes.
 	txn      *proto.TxnEntry
-	txnBytes []byte
 	err      proto.ErrCode // the error prep found (also in the ErrorTxn)
 
 	// Set by final.

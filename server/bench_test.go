@@ -1,0 +1,199 @@
+package server
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/proto"
+)
+
+// The benchmarks below drive a real server over loopback TCP with a
+// minimal pipelining client that allocates nothing per request, so that
+// allocs/op is the server's. They cover the request paths end to end:
+// decode, the read fast path on the event loop, prep -> sync -> final for
+// writes, reply encoding and write coalescing.
+
+// benchClient is one session that keeps window requests outstanding.
+type benchClient struct {
+	nc  net.Conn
+	br  *bufio.Reader
+	out jute.Writer
+	xid int32
+	buf []byte
+}
+
+func dialBench(b *testing.B, s *Server) *benchClient {
+	b.Helper()
+	nc, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { nc.Close() })
+	c := &benchClient{nc: nc, br: bufio.NewReaderSize(nc, 64<<10)}
+	h := proto.Handshake{ConnectRequest: proto.ConnectRequest{TimeOut: 30000, Passwd: make([]byte, proto.PasswordLength)}}
+	at := c.out.BeginLength()
+	h.Encode(&c.out)
+	c.out.EndLength(at)
+	c.flush(b)
+	var reply proto.HandshakeReply
+	if err := jute.Unmarshal(c.read(b), &reply); err != nil || reply.SessionId == 0 {
+		b.Fatalf("handshake: %v (session 0x%x)", err, reply.SessionId)
+	}
+	return c
+}
+
+func (c *benchClient) queue(op proto.OpCode, rec jute.Record) {
+	c.xid++
+	at := c.out.BeginLength()
+	hdr := proto.RequestHeader{Xid: c.xid, Type: int32(op)}
+	hdr.Encode(&c.out)
+	rec.Encode(&c.out)
+	c.out.EndLength(at)
+}
+
+func (c *benchClient) flush(b *testing.B) {
+	if c.out.Len() == 0 {
+		return
+	}
+	if _, err := c.nc.Write(c.out.Bytes()); err != nil {
+		b.Fatal(err)
+	}
+	c.out.Reset()
+}
+
+// read returns the next frame, valid until the next read.
+func (c *benchClient) read(b *testing.B) []byte {
+	var lb [4]byte
+	if _, err := io.ReadFull(c.br, lb[:]); err != nil {
+		b.Fatal(err)
+	}
+	n := int(binary.BigEndian.Uint32(lb[:]))
+	if cap(c.buf) < n {
+		c.buf = make([]byte, n)
+	}
+	c.buf = c.buf[:n]
+	if _, err := io.ReadFull(c.br, c.buf); err != nil {
+		b.Fatal(err)
+	}
+	return c.buf
+}
+
+// readReply reads one reply and fails the benchmark on an error code.
+func (c *benchClient) readReply(b *testing.B) {
+	f := c.read(b)
+	if len(f) < 16 {
+		b.Fatalf("short reply of %d bytes", len(f))
+	}
+	if code := proto.ErrCode(int32(binary.BigEndian.Uint32(f[12:]))); code != proto.ErrOK {
+		b.Fatalf("reply error %s", code.Name())
+	}
+}
+
+// run keeps window requests of next outstanding for b.N requests.
+func (c *benchClient) run(b *testing.B, window int, next func(i int) (proto.OpCode, jute.Record)) {
+	sent, done := 0, 0
+	for done < b.N {
+		for sent < b.N && sent-done < window {
+			op, rec := next(sent)
+			c.queue(op, rec)
+			sent++
+		}
+		c.flush(b)
+		c.readReply(b)
+		done++
+		for done < sent && c.br.Buffered() >= 4 {
+			c.readReply(b)
+			done++
+		}
+	}
+}
+
+func startBenchServer(b *testing.B, forceSync bool) *Server {
+	b.Helper()
+	cfg := Defaults()
+	cfg.ClientAddr = "127.0.0.1:0"
+	cfg.DataDir = b.TempDir()
+	cfg.ForceSync = forceSync
+	cfg.TickTime = 2 * time.Second
+	s, err := Start(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// benchWindows are the outstanding requests per session: one (latency
+// bound, every hand-off on the path) and 64 (pipelined, batching).
+var benchWindows = []int{1, 64}
+
+func BenchmarkGetData(b *testing.B) {
+	s := startBenchServer(b, false)
+	for _, window := range benchWindows {
+		b.Run("window="+strconv.Itoa(window), func(b *testing.B) {
+			c := dialBench(b, s)
+			c.queue(proto.OpCreate, &proto.CreateRequest{Path: "/get", Data: make([]byte, 100), Acl: proto.OpenACLUnsafe})
+			c.flush(b)
+			c.read(b)
+			req := proto.GetDataRequest{Path: "/get"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c.run(b, window, func(int) (proto.OpCode, jute.Record) { return proto.OpGetData, &req })
+		})
+	}
+}
+
+func BenchmarkSetData(b *testing.B) {
+	for _, forceSync := range []bool{false, true} {
+		s := startBenchServer(b, forceSync)
+		for _, window := range benchWindows {
+			b.Run("forceSync="+strconv.FormatBool(forceSync)+"/window="+strconv.Itoa(window), func(b *testing.B) {
+				c := dialBench(b, s)
+				c.queue(proto.OpCreate, &proto.CreateRequest{Path: "/set", Data: make([]byte, 100), Acl: proto.OpenACLUnsafe})
+				c.flush(b)
+				c.read(b)
+				req := proto.SetDataRequest{Path: "/set", Data: make([]byte, 100), Version: -1}
+				b.ReportAllocs()
+				b.ResetTimer()
+				c.run(b, window, func(int) (proto.OpCode, jute.Record) { return proto.OpSetData, &req })
+			})
+		}
+	}
+}
+
+// createRuns numbers the runs of BenchmarkCreate, which the testing
+// package repeats with growing b.N, so each creates under a parent of its
+// own.
+var createRuns int
+
+func BenchmarkCreate(b *testing.B) {
+	s := startBenchServer(b, false)
+	for _, window := range benchWindows {
+		b.Run("window="+strconv.Itoa(window), func(b *testing.B) {
+			c := dialBench(b, s)
+			createRuns++
+			parent := "/create-" + strconv.Itoa(createRuns)
+			c.queue(proto.OpCreate, &proto.CreateRequest{Path: parent, Acl: proto.OpenACLUnsafe})
+			c.flush(b)
+			c.read(b)
+			req := proto.CreateRequest{Data: make([]byte, 100), Acl: proto.OpenACLUnsafe}
+			// The paths are built before the timer starts.
+			paths := make([]string, b.N)
+			for i := range paths {
+				paths[i] = parent + "/n" + strconv.Itoa(i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c.run(b, window, func(i int) (proto.OpCode, jute.Record) {
+				req.Path = paths[i]
+				return proto.OpCreate, &req
+			})
+		})
+	}
+}
