@@ -18,8 +18,8 @@ type request struct {
 	start   int64      // monoNanos when the request arrived, for its latency
 
 	// Set by prep for writes.
-	txn      *proto.TxnEntry
-	err      proto.ErrCode // the error prep found (also in the ErrorTxn)
+	txn *proto.TxnEntry
+	err proto.ErrCode // the error prep found (also in the ErrorTxn)
 
 	// Set by final.
 	done   bool
