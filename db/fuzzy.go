@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gozk/gozk/proto"
 )
@@ -102,6 +103,7 @@ type Loader struct {
 	t    *Tree
 	acls map[int64][]proto.ACL
 	ids  map[int64]*aclEntry
+	last *node // the node loaded last: its ancestors hold the next one's parent
 }
 
 // NewLoader returns a Loader for t.
@@ -115,7 +117,8 @@ func (t *Tree) NewLoader() *Loader {
 func (l *Loader) ACL(id int64, acl []proto.ACL) { l.acls[id] = acl }
 
 // Node adds one node; aclID must be OpenACLID or an id given to ACL. The
-// tree keeps path and data.
+// tree keeps path and data. The built-in nodes ("", /zookeeper...) replace
+// the tree's own; any other path loaded twice is an error.
 func (l *Loader) Node(path string, data []byte, aclID int64, stat *proto.StatPersisted) error {
 	t := l.t
 	t.mu.Lock()
@@ -136,5 +139,26 @@ func (l *Loader) Node(path string, data []byte, aclID int64, stat *proto.StatPer
 			e.refs++
 		}
 	}
-	return t.loadLocked(path, data, e, stat)
+	builtIn := path == "" || strings.HasPrefix(path, proto.ZooKeeperPath)
+	n, err := t.loadLocked(path, data, e, stat, l.last, builtIn)
+	if err == nil {
+		l.last = n
+	}
+	return err
+}
+
+// Reserve makes room for n more nodes, sparing the path map its growth
+// steps during a large load.
+func (l *Loader) Reserve(n int) {
+	t := l.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n <= len(t.nodes) {
+		return
+	}
+	m := make(map[string]*node, len(t.nodes)+n)
+	for p, nd := range t.nodes {
+		m[p] = nd
+	}
+	t.nodes = m
 }

@@ -63,7 +63,7 @@ func (t *Tree) Load(path string, data []byte, acl []proto.ACL, stat proto.StatPe
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.acls.intern(acl)
-	if err := t.loadLocked(path, data, e, &stat); err != nil {
+	if _, err := t.loadLocked(path, data, e, &stat, nil, true); err != nil {
 		t.acls.release(e)
 		return err
 	}
@@ -71,47 +71,70 @@ func (t *Tree) Load(path string, data []byte, acl []proto.ACL, stat proto.StatPe
 }
 
 // loadLocked is Load with the ACL entry already referenced for the node.
-func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.StatPersisted) error {
-	if n := t.lookup(path); n != nil {
-		t.unindexKind(n)
-		t.dataSize -= nodeSize(n.path, n.data)
-		if n == t.root {
-			t.dataSize -= int64(len(n.data))
+//
+// near, when not nil, is the node loaded last (see Loader). Only with
+// replace does it look for an existing node at path (the built-in ones);
+// without, a path loaded twice is an error, found without a second map
+// access per node.
+func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.StatPersisted, near *node, replace bool) (*node, error) {
+	if replace {
+		if n := t.lookup(path); n != nil {
+			t.digestRemove(n)
+			t.unindexKind(n)
+			t.dataSize -= nodeSize(n.path, n.data)
+			if n == t.root {
+				t.dataSize -= int64(len(n.data))
+			}
+			t.acls.release(n.acl)
+			n.acl = acl
+			n.data = data
+			n.setPersisted(stat)
+			t.dataSize += nodeSize(n.path, n.data)
+			if n == t.root {
+				t.dataSize += int64(len(n.data))
+			}
+			t.indexKind(n)
+			t.digestAdd(n)
+			return n, nil
 		}
-		t.acls.release(n.acl)
-		n.acl = acl
-		n.data = data
-		n.setPersisted(stat)
-		t.dataSize += nodeSize(n.path, n.data)
-		if n == t.root {
-			t.dataSize += int64(len(n.data))
-		}
-		t.indexKind(n)
-		return nil
 	}
 	parentPath, _, ok := splitPath(path)
 	if !ok {
-		return fmt.Errorf("db: snapshot node %q: %w", path, proto.ErrBadArguments.Err())
+		return nil, fmt.Errorf("db: snapshot node %q: %w", path, proto.ErrBadArguments.Err())
 	}
-	parent := t.lookup(parentPath)
+	// In a snapshot's pre-order the parent is the previous node or one of
+	// its ancestors: found without touching the (cold) path map.
+	parent := near
+	for parent != nil && parent.path != parentPath {
+		parent = parent.parent
+	}
+	if parent == nil && parentPath == "" {
+		parent = t.root
+	}
 	if parent == nil {
-		return fmt.Errorf("db: %q: %w (%q)", path, ErrMissingParent, parentPath)
+		if parent = t.lookup(parentPath); parent == nil {
+			return nil, fmt.Errorf("db: %q: %w (%q)", path, ErrMissingParent, parentPath)
+		}
 	}
 	n := &node{path: path, data: data, parent: parent, acl: acl}
 	n.setPersisted(stat)
+	before := len(t.nodes)
 	t.nodes[n.path] = n
+	if len(t.nodes) == before {
+		return nil, fmt.Errorf("db: snapshot holds %q twice", path)
+	}
 	parent.addChild(n)
 	t.indexKind(n)
 	t.dataSize += nodeSize(n.path, n.data)
-	return nil
+	t.digestAdd(n)
+	return n, nil
 }
 
 // FinishLoad completes a load: it rebuilds the quota roots and recounts
-// every quota stats node (as Java does at startup) and recomputes the
-// digest.
+// every quota stats node (as Java does at startup). The digest is kept up
+// to date node by node as they load.
 func (t *Tree) FinishLoad() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.setupQuotas()
-	t.recomputeDigest()
 }

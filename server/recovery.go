@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/gozk/gozk/db"
@@ -142,6 +143,10 @@ func Recover(store *persistence.Store, opts db.Options, fieldLimit int) (*db.Tre
 func loadSnapshot(store *persistence.Store, info persistence.SnapshotInfo, opts db.Options) (*db.Tree, error) {
 	tree := db.New(opts)
 	ld := tree.NewLoader()
+	ld.Reserve(int(info.Nodes))
+	// The tree is all live data: collecting while it grows only costs
+	// time (the default GOGC would run a dozen cycles for a big tree).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	sessions := make(map[int64]int32, info.Sessions)
 	_, err := store.ReadSnapshot(info.Zxid, persistence.SnapshotVisitor{
 		Session: func(s proto.SnapshotSession) error {
