@@ -222,7 +222,8 @@ func populate(addr string, n, size, inflight int) error {
 		return err
 	}
 	defer c.close()
-	data := bytes.Repeat([]byte("x"), size)
+	pool := randomPool(size)
+	rng := rand.New(rand.NewPCG(3, 4))
 	var reqs []string
 	reqs = append(reqs, "/snapbench")
 	for i := 0; i < n; i++ {
@@ -232,7 +233,7 @@ func populate(addr string, n, size, inflight int) error {
 		reqs = append(reqs, snapPath(i))
 	}
 	_, err = pipelineTimed(c, len(reqs), inflight, func(i int) (proto.OpCode, jute.Record) {
-		return proto.OpCreate, &proto.CreateRequest{Path: reqs[i], Data: data, Acl: proto.OpenACLUnsafe}
+		return proto.OpCreate, &proto.CreateRequest{Path: reqs[i], Data: pool.pick(rng), Acl: proto.OpenACLUnsafe}
 	})
 	return err
 }
@@ -248,11 +249,32 @@ func writeStorm(addr string, n, size, writes, inflight int) ([]timed, error) {
 		return nil, err
 	}
 	defer c.close()
-	data := bytes.Repeat([]byte("y"), size)
+	pool := randomPool(size)
 	rng := rand.New(rand.NewPCG(1, 2))
 	return pipelineTimed(c, writes, inflight, func(int) (proto.OpCode, jute.Record) {
-		return proto.OpSetData, &proto.SetDataRequest{Path: snapPath(rng.IntN(n)), Data: data, Version: -1}
+		return proto.OpSetData, &proto.SetDataRequest{Path: snapPath(rng.IntN(n)), Data: pool.pick(rng), Version: -1}
 	})
+}
+
+// dataPool hands out values of one size cut from random bytes, so that
+// neither server's storage gains from compressing repeated data.
+type dataPool struct {
+	buf  []byte
+	size int
+}
+
+func randomPool(size int) dataPool {
+	rng := rand.New(rand.NewPCG(5, 6))
+	buf := make([]byte, 1<<20+size)
+	for i := range buf {
+		buf[i] = byte(rng.Uint32())
+	}
+	return dataPool{buf, size}
+}
+
+func (p dataPool) pick(rng *rand.Rand) []byte {
+	at := rng.IntN(len(p.buf) - p.size + 1)
+	return p.buf[at : at+p.size : at+p.size]
 }
 
 // pipelineTimed issues total requests keeping inflight outstanding and
