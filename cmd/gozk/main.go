@@ -158,10 +158,18 @@ func runServer(c *cli.Context) error {
 		return err
 	}
 	logStart(logger, cfg)
-	srv, err := server.Start(serverConfig(cfg, logger))
+	mon := newMonitoring(cfg, logger)
+	sc := serverConfig(cfg, logger)
+	mon.configure(&sc)
+	srv, err := server.Start(sc)
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
+	if err := mon.start(srv); err != nil {
+		_ = srv.Close()
+		return cli.Exit("starting the metrics endpoint: "+err.Error(), exitRuntime)
+	}
+	defer mon.stop()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)

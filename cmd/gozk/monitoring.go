@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/admin"
+	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/server"
+)
+
+// buildDate is set at build time with -ldflags "-X main.buildDate=<RFC
+// 3339 time>"; without it the VCS time recorded by the Go toolchain, or
+// else the executable's modification time, stands in.
+var buildDate = ""
+
+func buildTime() time.Time {
+	if t, err := time.Parse(time.RFC3339, buildDate); err == nil {
+		return t
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.time" {
+				if t, err := time.Parse(time.RFC3339, s.Value); err == nil {
+					return t
+				}
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			return st.ModTime()
+		}
+	}
+	return time.Unix(0, 0)
+}
+
+// monitoring is the four-letter words, the AdminServer and the
+// Prometheus endpoint of one server.
+type monitoring struct {
+	cfg    *conf.Config
+	logger zerolog.Logger
+	cmds   *admin.Commands
+	https  []*admin.HTTPServer
+}
+
+func newMonitoring(cfg *conf.Config, logger zerolog.Logger) *monitoring {
+	var initial string
+	if cfg.File != "" {
+		if b, err := os.ReadFile(cfg.File); err == nil {
+			initial = string(b)
+		}
+	}
+	sys := map[string]string{}
+	for k, p := range cfg.System {
+		sys[k] = p.Value
+	}
+	return &monitoring{
+		cfg:    cfg,
+		logger: logger,
+		cmds: admin.New(admin.Options{
+			Version:          admin.FullVersion(version, buildTime()),
+			InitialConfig:    initial,
+			SystemProperties: sys,
+		}),
+	}
+}
+
+// configure plugs the four-letter words into the server's settings.
+func (m *monitoring) configure(sc *server.Config) {
+	sc.FourLetterWords = m.cmds.FourLetterWord
+	if p, ok := m.cfg.System["gozk.stats.disabled"]; ok {
+		sc.StatsDisabled = strings.EqualFold(p.Value, "true")
+	}
+}
+
+// start attaches the running server and starts the HTTP endpoints. As in
+// Java, an AdminServer that cannot start is logged and the server goes
+// on; a metrics endpoint that cannot start stops the server.
+func (m *monitoring) start(srv *server.Server) error {
+	m.cmds.Attach(srv)
+	if m.cfg.AdminEnableServer {
+		h, err := m.cmds.StartAdminServer(admin.AdminServerConfig{
+			Address:     m.cfg.AdminServerAddress,
+			Port:        m.cfg.AdminServerPort,
+			CommandURL:  m.cfg.AdminCommandURL,
+			IdleTimeout: m.cfg.AdminIdleTimeout,
+		})
+		if err != nil {
+			m.logger.Warn().Err(err).Msg("problem starting the AdminServer; going on without it")
+		} else {
+			m.https = append(m.https, h)
+			m.logger.Info().Str("address", h.Addr().String()).Str("commandURL", m.cfg.AdminCommandURL).Msg("AdminServer started")
+		}
+	}
+	if m.cfg.PrometheusEnabled() {
+		h, err := m.cmds.StartMetrics(admin.MetricsConfig{
+			Host:          m.cfg.MetricsHTTPHost,
+			Port:          m.cfg.MetricsHTTPPort,
+			ExportRuntime: m.cfg.MetricsExportJVMInfo,
+		})
+		if err != nil {
+			m.stop()
+			return err
+		}
+		m.https = append(m.https, h)
+		m.logger.Info().Str("address", h.Addr().String()).Msg("Prometheus /metrics endpoint started")
+	}
+	return nil
+}
+
+func (m *monitoring) stop() {
+	for _, h := range m.https {
+		_ = h.Close()
+	}
+	m.https = nil
+}
