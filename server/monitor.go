@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/watches"
 )
 
 // monitor holds what the monitoring commands read: the statistics, the
@@ -469,6 +470,32 @@ func (s *Server) Digests() []ZxidDigest {
 	s.mon.digestMu.Lock()
 	defer s.mon.digestMu.Unlock()
 	return slices.Clone(s.mon.digests)
+}
+
+// WatcherSession returns the session id of a watcher of Watches(), 0 if
+// it has none.
+func WatcherSession(w watches.Watcher) int64 {
+	if c, ok := w.(*connection); ok {
+		if sess := c.currentSession(); sess != nil {
+			return sess.id
+		}
+	}
+	return 0
+}
+
+// LastSnapshot returns the zxid and the time (Unix seconds) of the newest
+// snapshot, or -1 and -1 when there is none (last_snapshot).
+func (s *Server) LastSnapshot() (zxid int64, unixSeconds int64) {
+	infos, err := s.store.Snapshots()
+	if err != nil {
+		return -1, -1
+	}
+	for _, info := range infos {
+		if info.Err == nil {
+			return info.Zxid, info.Created.Unix()
+		}
+	}
+	return -1, -1
 }
 
 // Config returns the configuration the server runs with, defaults
