@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,27 +99,6 @@ func moveAside(path string) (string, error) {
 		return "", err
 	}
 	return to, nil
-}
-
-// javaFilesIn lists the snapshot, log and epoch files of a version-2
-// directory.
-func javaFilesIn(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		n := e.Name()
-		if strings.HasPrefix(n, zkfiles.SnapshotPrefix+".") || strings.HasPrefix(n, zkfiles.LogPrefix+".") ||
-			n == zkfiles.AcceptedEpochFile || n == zkfiles.CurrentEpochFile {
-			out = append(out, filepath.Join(dir, n))
-		}
-	}
-	return out, nil
 }
 
 // digestReport collects the digest comparisons of a restore, which Java

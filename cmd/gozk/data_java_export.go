@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -80,28 +82,34 @@ func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, e
 	fmt.Fprintf(log, "gozk's store: zxid 0x%x (%d txns after the snapshot), %d znodes, %d sessions\n",
 		rec.Zxid, rec.Txns, tree.NodeCount(), len(tree.Sessions()))
 
+	zxid := tree.LastProcessedZxid()
 	snapDir, logDir := dst.javaVersionDirs()
+	// Java files already there are fine when they are all older than the
+	// export (a rollback in place: Java picks the new snapshot and skips
+	// every older txn); anything at or past its zxid would be mixed in.
+	conflicts, err := newerJavaFiles(snapDir, logDir, zxid, dst.limit)
+	if err != nil {
+		return "", 0, err
+	}
+	if len(conflicts) > 0 && !force {
+		return "", 0, fmt.Errorf("%s already holds Apache ZooKeeper files at or past zxid 0x%x (%s); --force moves them aside",
+			filepath.Dir(conflicts[0]), zxid, strings.Join(conflicts, ", "))
+	}
 	for _, d := range uniq(snapDir, logDir) {
-		files, err := javaFilesIn(d)
-		if err != nil {
-			return "", 0, err
-		}
-		if len(files) > 0 {
-			if !force {
-				return "", 0, fmt.Errorf("%s already holds Apache ZooKeeper files (%s ...); --force moves them aside", d, files[0])
-			}
+		if len(conflicts) > 0 {
 			moved, err := moveAside(d)
 			if err != nil {
 				return "", 0, err
 			}
-			fmt.Fprintf(log, "moved %s to %s\n", d, moved)
+			if moved != "" {
+				fmt.Fprintf(log, "moved %s to %s\n", d, moved)
+			}
 		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return "", 0, err
 		}
 	}
 
-	zxid := tree.LastProcessedZxid()
 	path, err := zkfiles.CreateSnapshotFile(snapDir, zxid, dst.compression, func(sw *zkfiles.SnapshotWriter) error {
 		return writeJavaSnapshot(sw, tree)
 	})
@@ -114,6 +122,14 @@ func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, e
 	}
 	if epochs.HasCurrent {
 		cur = epochs.Current
+	}
+	// Epoch files left by the Java server may be ahead (a quorum member's);
+	// Java refuses to start when they go backwards.
+	if old, ok, _ := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.CurrentEpochFile)); ok && old > cur {
+		cur = old
+	}
+	if old, ok, _ := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.AcceptedEpochFile)); ok && old > acc {
+		acc = old
 	}
 	if err := zkfiles.WriteEpoch(snapDir, zkfiles.AcceptedEpochFile, max(acc, cur)); err != nil {
 		return "", 0, err
@@ -132,6 +148,36 @@ func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, e
 			back.tree.LastProcessedZxid(), back.tree.NodeCount(), back.tree.Digest(), zxid, tree.NodeCount(), tree.Digest())
 	}
 	return path, zxid, nil
+}
+
+// newerJavaFiles lists the snapshots of snapDir at or past zxid and the
+// log files of logDir holding txns past it.
+func newerJavaFiles(snapDir, logDir string, zxid int64, limit int) ([]string, error) {
+	var out []string
+	snaps, err := zkfiles.ListSnapshots(snapDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range snaps {
+		if s.Zxid >= zxid {
+			out = append(out, s.Path)
+		}
+	}
+	logs, err := zkfiles.ListLogs(logDir)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range logs {
+		if l.Zxid > zxid {
+			out = append(out, l.Path)
+		} else if i == len(logs)-1 {
+			last, err := zkfiles.LastLoggedZxid(logDir, limit)
+			if err != nil || last > zxid {
+				out = append(out, l.Path)
+			}
+		}
+	}
+	return out, nil
 }
 
 func uniq(a, b string) []string {

@@ -111,6 +111,46 @@ func TestImportExportFixtures(t *testing.T) {
 	}
 }
 
+// TestInPlaceMigrationAndRollback: import beside the Java files (the
+// same dataDir), then export back into the same version-2 while the old
+// Java files are still there: allowed, because they are all older, and
+// Java's restore then picks the exported snapshot.
+func TestInPlaceMigrationAndRollback(t *testing.T) {
+	dir := t.TempDir()
+	src := fixtureDirs("snappy")
+	ver := zkfiles.VersionPath(dir)
+	if err := os.MkdirAll(ver, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(zkfiles.VersionPath(src.data))
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(zkfiles.VersionPath(src.data), e.Name()))
+		os.WriteFile(filepath.Join(ver, e.Name()), b, 0o644)
+	}
+	d := &dataDirs{data: dir, log: dir, opts: src.opts, limit: src.limit, compression: zkfiles.Snappy}
+	orig, err := restoreJava(d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importJava(d, d, importOptions{log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	path, _, err := exportJava(d, d, false, io.Discard)
+	if err != nil {
+		t.Fatalf("rollback in place: %v", err)
+	}
+	back, err := restoreJava(d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.res.Snapshot.Path != path || back.res.Txns != 0 {
+		t.Fatalf("Java would restore from %s with %d txns, want the export %s alone", back.res.Snapshot.Path, back.res.Txns, path)
+	}
+	if a, b := dumpTree(t, orig.tree), dumpTree(t, back.tree); !reflect.DeepEqual(a, b) {
+		t.Fatalf("rollback differs:\n%+v\n%+v", a, b)
+	}
+}
+
 // TestDumpGozkStore: dump-log and dump-snapshot read the gozk store an
 // import wrote, in the same layout as for Java's files.
 func TestDumpGozkStore(t *testing.T) {
