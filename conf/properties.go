@@ -27,6 +27,7 @@ func ParseProperties(r io.Reader) ([]Property, error) {
 	var out []Property
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Split(scanJavaLines)
 	lineNo := 0
 	for sc.Scan() {
 		lineNo++
@@ -164,3 +165,29 @@ func unescape(s string) (string, error) {
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\f' }
+
+// scanJavaLines splits lines as java.util.Properties does: at \n, \r or
+// \r\n.
+func scanJavaLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	for i, c := range data {
+		switch c {
+		case '\n':
+			return i + 1, data[:i], nil
+		case '\r':
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					return i + 2, data[:i], nil
+				}
+				return i + 1, data[:i], nil
+			}
+			if atEOF {
+				return i + 1, data[:i], nil
+			}
+			return 0, nil, nil // need one more byte to tell \r from \r\n
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}

@@ -136,6 +136,17 @@ var Cases = []Case{
 	{Name: "version-key-bad", Cfg: base + "version=zz\n", Err: "hexadecimal"},
 	{Name: "jvmflags-lenient", Cfg: base, JVMFlags: "-Dzookeeper.snapCount=abc -Djute.maxbuffer=big -Dzookeeper.maxCnxns=", Accept: true, ServerID: -1},
 	{Name: "escaped-path", Cfg: "dataDir={dir}/da\\u0074a\nclientPort=2181\n", Accept: true, ServerID: -1},
+	// Java properties syntax
+	{Name: "props-continuation-hash", Cfg: "dataDir={dir}/data\nclientPort=21\\\n#81\n", Err: "clientPort"},
+	{Name: "props-even-backslashes", Cfg: "dataDir={dir}/data\nclientPort=2181\\\\\ntickTime=2000\n", Err: "clientPort"},
+	{Name: "props-escaped-separator-in-key", Cfg: "dataDir={dir}/data\nclientPort\\=2181\n", Accept: true, ServerID: -1},
+	{Name: "props-unicode-key", Cfg: "dataDir={dir}/data\n\\u0063lientPort=abc\n", Err: "clientPort"},
+	{Name: "props-crlf", Cfg: "dataDir={dir}/data\r\nclientPort=2181\r\ntickTime=2000\r\n", Accept: true, ServerID: -1},
+	{Name: "props-lone-cr", Cfg: "dataDir={dir}/data\nclientPort=x\rclientPort=2181\n", Accept: true, ServerID: -1},
+	{Name: "props-separators", Cfg: "dataDir {dir}/data\nclientPort : 2181\ntickTime  =  2000\n", Accept: true, ServerID: -1},
+	{Name: "props-bad-unicode-escape", Cfg: base + "someKey=\\uZZZZ\n", Err: "escape"},
+	{Name: "props-continuation-leading-blanks", Cfg: "dataDir={dir}/data\nclientPort=21\\\n     81\n", Accept: true, ServerID: -1},
+	{Name: "props-key-only", Cfg: base + "standaloneEnabled\n", Err: "standaloneEnabled"},
 	// myid
 	{Name: "standalone-with-myid", Cfg: base, Files: myid1, Accept: true, ServerID: 1},
 	{Name: "standalone-bad-myid", Cfg: base, Files: map[string]string{"data/myid": "garbage\n"}, Err: "serverid garbage is not a number"},
