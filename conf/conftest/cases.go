@@ -136,6 +136,8 @@ var Cases = []Case{
 	{Name: "version-key-bad", Cfg: base + "version=zz\n", Err: "hexadecimal"},
 	{Name: "jvmflags-lenient", Cfg: base, JVMFlags: "-Dzookeeper.snapCount=abc -Djute.maxbuffer=big -Dzookeeper.maxCnxns=", Accept: true, ServerID: -1},
 	{Name: "escaped-path", Cfg: "dataDir={dir}/da\\u0074a\nclientPort=2181\n", Accept: true, ServerID: -1},
+	{Name: "jute-maxbuffer-zero", Cfg: base, JVMFlags: "-Djute.maxbuffer=0", Accept: true, ServerID: -1,
+		Stricter: "no packet could be read", Err: "jute.maxbuffer must be positive"},
 	// Java properties syntax
 	{Name: "props-continuation-hash", Cfg: "dataDir={dir}/data\nclientPort=21\\\n#81\n", Err: "clientPort"},
 	{Name: "props-even-backslashes", Cfg: "dataDir={dir}/data\nclientPort=2181\\\\\ntickTime=2000\n", Err: "clientPort"},
