@@ -161,7 +161,10 @@ type QuorumConfig struct {
 	MultiAddressReachabilityCheckEnabled bool          // multiAddress.reachabilityCheckEnabled
 }
 
-// Self returns this server's line (the one whose id is myid).
+// Self returns this server's line (the one whose id is myid). Java's
+// parser accepts a myid that has no line; its QuorumPeer then fails to
+// start with "My id N not in the peer list", which an ensemble must
+// match.
 func (q *QuorumConfig) Self() (*ServerSpec, bool) {
 	if q.Ensemble == nil || q.ServerID < 0 {
 		return nil, false
