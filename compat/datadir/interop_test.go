@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javazk"
+	"github.com/gozk/gozk/compat/zkwire"
 	"github.com/gozk/gozk/persistence/zkfiles"
 )
 
@@ -190,4 +191,38 @@ func TestJavaGozkJavaRoundTrip(t *testing.T) {
 	if final.LastZxid != mid.LastZxid+2 {
 		t.Errorf("Java's last zxid is 0x%x, gozk's was 0x%x (+2)", final.LastZxid, mid.LastZxid)
 	}
+}
+
+// TestInPlaceMigrationAndRollback is the operator's path: Java's dataDir
+// imported in place (gozk's store beside version-2/), gozk served from
+// the same dataDir and taking more writes, then exported in place over
+// the old Java files and Java started again on that dataDir.
+func TestInPlaceMigrationAndRollback(t *testing.T) {
+	jc := javaCase{name: "in-place", snapCount: 30}
+	want, l, dir := runJava(t, jc)
+	runData(t, "import", "--from", dir)
+	p := gozkproc.Start(t, gozkproc.Options{Config: append([]string{"dataDir=" + dir}, gozkConfig...)})
+	mid := captureState(t, p.Addr())
+	compareTrees(t, "java", want.Tree, "gozk", mid.Tree)
+	laterGozkWrites(t, p.Addr())
+	after := captureState(t, p.Addr())
+	p.Stop()
+	runData(t, "export", "--from", dir)
+	srv := startJavaOn(t, dir, jc.props())
+	checkLiveSession(t, srv.Addr, l)
+	got := captureState(t, srv.Addr)
+	compareTrees(t, "gozk", after.Tree, "java", got.Tree)
+	if got.LastZxid != after.LastZxid+2 {
+		t.Errorf("Java's last zxid is 0x%x, gozk's was 0x%x (+2)", got.LastZxid, after.LastZxid)
+	}
+}
+
+// laterGozkWrites changes the tree on gozk after the import.
+func laterGozkWrites(t *testing.T, addr string) {
+	t.Helper()
+	c := connect(t, addr, zkwire.Options{})
+	defer c.Close()
+	must[string](t, "create")(c.Create("/written-on-gozk", []byte("gozk"), digestACL, 0))
+	must[string](t, "create")(c.Create("/seq/n-", []byte("gozk seq"), open, 2))
+	mustErr(t, "delete", c.Delete("/app/utf8-é", -1))
 }
