@@ -164,7 +164,8 @@ public class Checks {
         return c;
     }
 
-    public static List<String> list(String... s) {
+    @SafeVarargs
+    public static <T> List<T> list(T... s) {
         return Arrays.asList(s);
     }
 
