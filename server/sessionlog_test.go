@@ -131,3 +131,24 @@ func formatHex(v int64) string {
 	}
 	return string(b)
 }
+
+// TestSlowFsyncLogged checks that a txn-log fsync slower than
+// fsync.warningthresholdms reaches the server's log as a warning.
+func TestSlowFsyncLogged(t *testing.T) {
+	var buf lockedBuffer
+	s := startTestServer(t, t.TempDir(), func(c *Config) {
+		c.Logger = zerolog.New(&buf)
+		c.ForceSync = true
+		c.FsyncWarning = time.Nanosecond
+	})
+	c, _ := connect(t, s)
+	if _, err := c.Create("/slow", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range buf.lines(t) {
+		if msg, _ := m["message"].(string); strings.Contains(msg, "fsync") && m["level"] == "warn" && m["took"] != nil {
+			return
+		}
+	}
+	t.Fatalf("no slow-fsync warning in:\n%s", buf.b.String())
+}
