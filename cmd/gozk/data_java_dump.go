@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/adler32"
 	"io"
@@ -153,13 +154,18 @@ func (d *txnDumper) javaLog(path string) error {
 		}
 	}
 	if lr.End == zkfiles.EndPartial {
-		return fmt.Errorf("Last transaction was partial.")
+		// TxnLogToolkit's message, word for word.
+		return errPartialTxn
 	}
 	if !d.json {
 		fmt.Fprintf(d.w, "EOF reached after %d txns.\n", d.count)
 	}
 	return nil
 }
+
+// errPartialTxn is what TxnLogToolkit says about a record without its
+// 'B' marker.
+var errPartialTxn = errors.New("Last transaction was partial.") //lint:ignore ST1005 Java's message
 
 // txn prints one txn entry.
 func (d *txnDumper) txn(data []byte, crcOK bool, offset int64) error {

@@ -14,11 +14,10 @@ import (
 // FileSnap.serialize does. Call Sessions, then ACLs, then Node for every
 // node (the root first, under ""; parents before children), then Finish.
 type SnapshotWriter struct {
-	c      *checkedWriter
-	comp   io.WriteCloser
-	state  int
-	nodes  int
-	closed bool
+	c     *checkedWriter
+	comp  io.WriteCloser
+	state int
+	nodes int
 }
 
 const (

@@ -41,7 +41,6 @@ type xerialReader struct {
 	r    io.Reader
 	comp []byte
 	buf  []byte // decompressed bytes not yet returned
-	done bool
 	err  error
 }
 

@@ -2,7 +2,9 @@ package zkfiles
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/adler32"
 	"io"
 	"os"
 	"path/filepath"
@@ -284,5 +286,29 @@ func TestEpochFiles(t *testing.T) {
 	}
 	if v, found, err := ReadEpoch(filepath.Join(dir, CurrentEpochFile)); v != 7 || !found || err != nil {
 		t.Fatal(v, found, err)
+	}
+}
+
+// TestSnapshot39Sections: ZooKeeper 3.9 appends lastProcessedZxid with a
+// third seal; it is read, and a bad third checksum is caught.
+func TestSnapshot39Sections(t *testing.T) {
+	var buf bytes.Buffer
+	sample().write(t, &buf, Checked)
+	b := buf.Bytes()
+	sum := adler32.New()
+	sum.Write(b)
+	var tail [8]byte
+	binary.BigEndian.PutUint64(tail[:], 0x500000007)
+	sum.Write(tail[:])
+	b = append(b, tail[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(sum.Sum32()))
+	b = append(b, 0, 0, 0, 1, '/')
+	_, info, err := collect(t, bytes.NewReader(b))
+	if err != nil || !info.HasLastProcessedZxid || info.LastProcessedZxid != 0x500000007 {
+		t.Fatalf("3.9 snapshot: %+v %v", info, err)
+	}
+	b[len(b)-6] ^= 1
+	if _, _, err := collect(t, bytes.NewReader(b)); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("bad third seal: %v", err)
 	}
 }
