@@ -49,6 +49,12 @@ interop-deps:
 		echo "installing" $$missing; \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(INTEROP_PACKAGES); \
 	fi
+	@# node-zookeeper-client, pinned by compat/node/package-lock.json.
+	@if [ ! -d compat/node/node_modules ]; then \
+		command -v npm >/dev/null 2>&1 || { echo "interop-deps: npm is not installed (compat/node needs Node 20 and npm)"; exit 1; }; \
+		echo "npm ci in compat/node"; \
+		(cd compat/node && npm ci --no-audit --no-fund) || { echo "interop-deps: npm ci in compat/node failed: is the npm registry reachable?"; exit 1; }; \
+	fi
 
 run:
 	$(GO) run ./cmd/gozk server
