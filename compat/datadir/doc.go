@@ -17,8 +17,13 @@
 //   - gozk -> Java (export);
 //   - Java -> gozk -> Java, which must give back exactly the same tree.
 //
-// TestGenerateFixtures (run with GOZK_UPDATE_FIXTURES=1) rewrites the
-// small data directories under persistence/zkfiles/testdata/java-3.8.0,
-// made by Java 3.8.0 itself, and the outputs of Java's TxnLogToolkit and
-// SnapshotFormatter on them that cmd/gozk's dump tests compare against.
+// TestGenerateFixtures rewrites the small data directories under
+// persistence/zkfiles/testdata/java-3.8.0, made by Java 3.8.0 itself, and
+// the outputs of Java's TxnLogToolkit and SnapshotFormatter on them that
+// cmd/gozk's dump tests compare against:
+//
+//	GOZK_UPDATE_FIXTURES=1 go test -tags interop -run TestGenerateFixtures ./compat/datadir
+//
+// TestDumpToolsMatchJava runs both of Java's tools and gozk's dump
+// commands on a fresh, larger data directory and compares them.
 package datadir
