@@ -254,3 +254,27 @@ func find(t *testing.T, lines []map[string]any, msg string) map[string]any {
 	t.Fatalf("no log line with %q in %v", msg, lines)
 	return nil
 }
+
+// TestBashCompletionScript sources the bash script and completes a few
+// command lines with it, as bash would.
+func TestBashCompletionScript(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script := `source <(gozk completion bash)
+c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _gozk_complete; echo "${COMPREPLY[*]}"; }
+c gozk 4l
+c gozk 4lw mn
+c gozk server --log-f
+c gozk completion z`
+	cmd := exec.Command(bash, "-c", script)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(gozkBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got, want := string(out), "4lw\nmntr\n--log-format --log-file\nzsh\n"; got != want {
+		t.Fatalf("completions %q, want %q", got, want)
+	}
+}
