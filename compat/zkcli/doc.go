@@ -37,5 +37,8 @@
 // Every script in testdata/*.zk runs on a fresh server; its normalized
 // Java transcript is kept in testdata/*.golden (-update rewrites it from
 // Java), the java/ subtests check that Java still prints it, and the gozk/
-// subtests check that gozk prints exactly the same.
+// subtests check that gozk prints exactly the same. Together the scripts
+// run every command of zkCli 3.8.0 with every option its usage lists
+// (commands.zk holds those no other script needs); TestEveryCommandCovered,
+// a plain unit test, checks that against the usage text in basic.golden.
 package zkcli
