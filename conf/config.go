@@ -14,43 +14,46 @@ import (
 type Config struct {
 	File string // the zoo.cfg path, "" for the built-in defaults
 
-	ClientPort                    int    // clientPort (0: none)
-	ClientPortAddress             string // clientPortAddress ("": all interfaces)
-	SecureClientPort              int    // secureClientPort (0: none)
-	SecureClientPortAddress       string // secureClientPortAddress
-	ClientPortListenBacklog       int    // clientPortListenBacklog (-1: the OS default)
-	DataDir                       string // dataDir
-	DataLogDir                    string // dataLogDir ("": dataDir)
-	TickTime                      time.Duration
-	MinSessionTimeout             int32         // minSessionTimeout, ms (defaults to 2 x tickTime)
-	MaxSessionTimeout             int32         // maxSessionTimeout, ms (defaults to 20 x tickTime)
-	MaxClientCnxns                int           // maxClientCnxns, per client IP; 0 unlimited
-	MaxCnxns                      int           // maxCnxns, in all; 0 unlimited
-	GlobalOutstandingLimit        int           // globalOutstandingLimit
-	SnapCount                     int           // snapCount
-	SkipACL                       bool          // skipACL=yes
-	ForceSync                     bool          // forceSync (not "no")
-	FsyncWarning                  time.Duration // fsync.warningthresholdms
-	JuteMaxBuffer                 int           // -Djute.maxbuffer (also accepted in zoo.cfg)
-	JuteMaxBufferExtra            int           // jute.maxbuffer.extrasize; -1 = same as JuteMaxBuffer
-	ExtendedTypesEnabled          bool          // extendedTypesEnabled
-	ContainerCheckInterval        time.Duration // -Dznode.container.checkIntervalMs
-	ContainerMaxPerMinute         int           // -Dznode.container.maxPerMinute
-	ContainerMaxNeverUsed         time.Duration // -Dznode.container.maxNeverUsedIntervalMs
-	EnforceQuota                  bool          // enforceQuota
-	SuperDigest                   string        // DigestAuthenticationProvider.superDigest
-	DigestAuthEnabled             bool          // DigestAuthenticationProvider.enabled
-	DigestAlg                     string        // DigestAuthenticationProvider.digestAlg
-	DigestEnabled                 bool          // digest.enabled
-	ReconfigEnabled               bool          // reconfigEnabled
-	StandaloneEnabled             bool          // standaloneEnabled
-	FourLetterWhitelist           string        // 4lw.commands.whitelist
-	AuthProviders                 []string      // authProvider.<x>
-	EnforceAuthEnabled            bool          // zookeeper.enforce.auth.enabled
-	EnforceAuthSchemes            []string      // zookeeper.enforce.auth.schemes
-	RequireClientSASLAuth         bool          // zookeeper.sessionRequireClientSASLAuth
-	LocalSessionsEnabled          bool          // localSessionsEnabled
-	LocalSessionsUpgradingEnabled bool          // localSessionsUpgradingEnabled
+	ClientPort              int    // clientPort (0: none)
+	ClientPortAddress       string // clientPortAddress ("": all interfaces)
+	SecureClientPort        int    // secureClientPort (0: none)
+	SecureClientPortAddress string // secureClientPortAddress
+	ClientPortListenBacklog int    // clientPortListenBacklog (-1: the OS default)
+	DataDir                 string // dataDir
+	DataLogDir              string // dataLogDir ("": dataDir)
+	TickTime                time.Duration
+	MinSessionTimeout       int32         // minSessionTimeout, ms (defaults to 2 x tickTime)
+	MaxSessionTimeout       int32         // maxSessionTimeout, ms (defaults to 20 x tickTime)
+	MaxClientCnxns          int           // maxClientCnxns, per client IP; 0 unlimited
+	MaxCnxns                int           // maxCnxns, in all; 0 unlimited
+	GlobalOutstandingLimit  int           // globalOutstandingLimit
+	SnapCount               int           // snapCount
+	SkipACL                 bool          // skipACL=yes
+	ForceSync               bool          // forceSync (not "no")
+	FsyncWarning            time.Duration // fsync.warningthresholdms
+	JuteMaxBuffer           int           // -Djute.maxbuffer (also accepted in zoo.cfg)
+	JuteMaxBufferExtra      int           // jute.maxbuffer.extrasize; -1 = same as JuteMaxBuffer
+	ExtendedTypesEnabled    bool          // extendedTypesEnabled
+	ContainerCheckInterval  time.Duration // -Dznode.container.checkIntervalMs
+	ContainerMaxPerMinute   int           // -Dznode.container.maxPerMinute
+	ContainerMaxNeverUsed   time.Duration // -Dznode.container.maxNeverUsedIntervalMs
+	EnforceQuota            bool          // enforceQuota
+	SuperDigest             string        // DigestAuthenticationProvider.superDigest
+	DigestAuthEnabled       bool          // DigestAuthenticationProvider.enabled
+	DigestAlg               string        // DigestAuthenticationProvider.digestAlg
+	DigestEnabled           bool          // digest.enabled
+	ReconfigEnabled         bool          // reconfigEnabled
+	StandaloneEnabled       bool          // standaloneEnabled
+	FourLetterWhitelist     string        // 4lw.commands.whitelist
+	AuthProviders           []string      // authProvider.<x>
+	EnforceAuthEnabled      bool          // zookeeper.enforce.auth.enabled
+	EnforceAuthSchemes      []string      // zookeeper.enforce.auth.schemes
+	RequireClientSASLAuth   bool          // zookeeper.sessionRequireClientSASLAuth
+	LocalSessionsEnabled    bool          // localSessionsEnabled
+	// DataDirAutocreate is datadir.autocreate: when false the server
+	// refuses to start if dataDir or dataLogDir does not exist.
+	DataDirAutocreate             bool
+	LocalSessionsUpgradingEnabled bool // localSessionsUpgradingEnabled
 
 	// AdminEnableServer is admin.enableServer: the AdminServer runs unless
 	// it is exactly "false" (Java 3.8).
@@ -203,6 +206,9 @@ func Defaults() *Config {
 		ClientPortAddress:       "127.0.0.1",
 		DataDir:                 "data",
 		TickTime:                2000 * time.Millisecond,
+		MinSessionTimeout:       4000,  // 2 x tickTime
+		MaxSessionTimeout:       40000, // 20 x tickTime
+		DataDirAutocreate:       true,
 		MaxClientCnxns:          60,
 		GlobalOutstandingLimit:  1000,
 		SnapCount:               100000,

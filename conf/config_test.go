@@ -150,3 +150,13 @@ func TestExampleConfig(t *testing.T) {
 		t.Fatalf("%d keys, warnings %q", keys, c.Warnings)
 	}
 }
+
+func TestDataDirAutocreate(t *testing.T) {
+	c, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"), "-Dzookeeper.datadir.autocreate=false")
+	if err != nil || c.DataDirAutocreate {
+		t.Fatalf("%v %+v", err, c)
+	}
+	if d := Defaults(); !d.DataDirAutocreate || d.MinSessionTimeout != 4000 || d.MaxSessionTimeout != 40000 {
+		t.Fatalf("defaults %+v", d)
+	}
+}

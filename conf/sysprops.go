@@ -132,6 +132,7 @@ func (c *Config) applySystemProperties() error {
 		}
 	}
 	c.sysInt(&c.Quorum.ElectionPortBindRetry, zk("electionPortBindRetry"))
+	c.sysBool(&c.DataDirAutocreate, zk("datadir.autocreate"))
 
 	// admin.*: the AdminServer runs unless enableServer is exactly "false".
 	if p, ok := c.sysLookup(zk("admin.enableServer")); ok {

@@ -81,6 +81,7 @@ func TestExitCodes(t *testing.T) {
 	ensemble := writeFile(t, dir, "ensemble.cfg", "dataDir="+dir+"\nclientPort=2181\ninitLimit=5\nsyncLimit=2\n"+
 		"server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.2:2888:3888\nserver.3=127.0.0.3:2888:3888\n")
 	writeFile(t, dir, "myid", "1\n")
+	noAutocreate := writeFile(t, dir, "noauto.cfg", "dataDir="+dir+"/absent\nclientPort=2181\ndatadir.autocreate=false\n")
 	closed := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cases := []struct {
 		args   []string
@@ -100,6 +101,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"server", "--config", filepath.Join(dir, "missing.cfg")}, exitBadConfig, "", "missing.cfg"},
 		{[]string{"server", "--config", bad}, exitBadConfig, "", "bad.cfg:3: tickTime:"},
 		{[]string{"server", "--config", ensemble}, exitBadConfig, "", "ensemble mode is not available yet"},
+		{[]string{"server", "--config", noAutocreate}, exitBadConfig, "", "missing data directory"},
 		{[]string{"4lw"}, exitUsage, "", "exactly one word"},
 		{[]string{"4lw", "toolong"}, exitUsage, "", "not four letters"},
 		{[]string{"4lw", "ruok", "--server", closed, "--timeout", "2s"}, exitRuntime, "", "connection refused"},

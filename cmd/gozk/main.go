@@ -207,6 +207,14 @@ func checkRunnable(cfg *conf.Config) error {
 	if cfg.ClientPort == 0 {
 		return cli.Exit(fmt.Sprintf("%s: clientPort is not set; gozk needs a client port to serve", cfg.File), exitBadConfig)
 	}
+	if !cfg.DataDirAutocreate {
+		for _, dir := range []string{cfg.DataDir, cfg.DataLogDir} {
+			if _, err := os.Stat(dir); dir != "" && err != nil {
+				return cli.Exit(fmt.Sprintf("missing data directory %s, automatic data directory creation is disabled "+
+					"(zookeeper.datadir.autocreate is false); create it first", dir), exitBadConfig)
+			}
+		}
+	}
 	return nil
 }
 
