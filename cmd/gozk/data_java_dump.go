@@ -50,9 +50,12 @@ func dumpLogCommand() *cli.Command {
 				return cli.Exit(err.Error(), exitRuntime)
 			}
 			d := &txnDumper{w: w, json: c.Bool("json"), loc: time.Local}
-			if st.IsDir() {
+			switch {
+			case st.IsDir():
 				err = dumpGozkLog(d, path, c.Int64("from"))
-			} else {
+			case isKind(path, zkfiles.KindSnapshot):
+				err = fmt.Errorf("%s is a snapshot; dump-snapshot prints it", path)
+			default:
 				err = d.javaLog(path)
 			}
 			if err != nil {
@@ -91,9 +94,12 @@ func dumpSnapshotCommand() *cli.Command {
 				return cli.Exit(err.Error(), exitRuntime)
 			}
 			var snap *snapshotDump
-			if st.IsDir() {
+			switch {
+			case st.IsDir():
 				snap, err = loadGozkSnapshot(path)
-			} else {
+			case isKind(path, zkfiles.KindLog):
+				err = fmt.Errorf("%s is a txn log; dump-log prints it", path)
+			default:
 				snap, err = loadJavaSnapshot(path)
 			}
 			if err == nil {
@@ -110,6 +116,12 @@ func dumpSnapshotCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// isKind reports whether the file at path is of kind k by its content.
+func isKind(path string, k zkfiles.Kind) bool {
+	got, err := zkfiles.KindOf(path)
+	return err == nil && got == k
 }
 
 // --- txn logs ---
