@@ -49,6 +49,8 @@ type javaCase struct {
 	compression string
 	snapCount   int  // zookeeper.snapCount; 0 = Java's default
 	restart     bool // restart before the final kill: the startup snapshot holds everything
+	noDigest    bool // zookeeper.digest.enabled=false: no digests in snapshots or txns
+	logDir      bool // a dataLogDir apart from the dataDir
 }
 
 var javaCases = []javaCase{
@@ -61,6 +63,8 @@ var javaCases = []javaCase{
 	{name: "snapcount-20", snapCount: 20},
 	{name: "gz", compression: "gz", restart: true, snapCount: 50},
 	{name: "snappy", compression: "snappy", restart: true, snapCount: 50},
+	{name: "no-digest", noDigest: true, snapCount: 40},
+	{name: "separate-log-dir", logDir: true, snapCount: 40},
 }
 
 func (jc javaCase) props() map[string]string {
@@ -68,6 +72,9 @@ func (jc javaCase) props() map[string]string {
 	delete(p, "zookeeper.preAllocSize")
 	if jc.snapCount > 0 {
 		p["zookeeper.snapCount"] = itoa(jc.snapCount)
+	}
+	if jc.noDigest {
+		p["zookeeper.digest.enabled"] = "false"
 	}
 	return p
 }
@@ -84,10 +91,17 @@ func itoa(n int) string {
 }
 
 // runJava builds the tree on Java and stops Java as jc says. It returns
-// Java's final state, the live session and the data directory.
+// Java's final state, the live session and the data directory (with
+// jc.logDir, the dataLogDir is <dataDir>-log).
 func runJava(t *testing.T, jc javaCase) (state, *live, string) {
 	t.Helper()
-	srv := javazk.Start(t, javazk.Options{SystemProperties: jc.props(), Config: serverConfig})
+	cfg := serverConfig
+	if jc.logDir {
+		// javazk puts the dataDir in a directory of its own; the log
+		// directory goes next to the test's other files.
+		cfg = append([]string{"dataLogDir=" + logDirFor(t)}, serverConfig...)
+	}
+	srv := javazk.Start(t, javazk.Options{SystemProperties: jc.props(), Config: cfg})
 	l := buildTree(t, srv.Addr, workload{big: true})
 	laterWrites(t, srv.Addr)
 	if jc.restart {
@@ -101,6 +115,19 @@ func runJava(t *testing.T, jc javaCase) (state, *live, string) {
 	srv.Stop() // SIGKILL
 	l.c.Close()
 	return want, l, srv.DataDir
+}
+
+// logDirs holds the dataLogDir of each case that has a separate one.
+var logDirs = map[string]string{}
+
+// logDirFor is the dataLogDir of the running case, made on first use.
+func logDirFor(t *testing.T) string {
+	if d, ok := logDirs[t.Name()]; ok {
+		return d
+	}
+	d := filepath.Join(t.TempDir(), "datalog")
+	logDirs[t.Name()] = d
+	return d
 }
 
 // TestJavaToGozk: a tree made by Java, imported, served by gozk exactly
@@ -117,7 +144,16 @@ func TestJavaToGozk(t *testing.T) {
 				}
 			}
 			gozkDir := filepath.Join(t.TempDir(), "gozk-data")
-			runData(t, "import", "--from", javaDir, "--to", gozkDir)
+			args := []string{"import", "--from", javaDir, "--to", gozkDir}
+			if jc.logDir {
+				logs, _ := zkfiles.ListLogs(zkfiles.VersionPath(logDirFor(t)))
+				snapLogs, _ := zkfiles.ListLogs(zkfiles.VersionPath(javaDir))
+				if len(logs) == 0 || len(snapLogs) != 0 {
+					t.Fatalf("Java's logs are not in the dataLogDir: %v / %v", logs, snapLogs)
+				}
+				args = append(args, "--from-log-dir", logDirFor(t))
+			}
+			runData(t, args...)
 			p := gozkproc.Start(t, gozkproc.Options{Config: append([]string{"dataDir=" + gozkDir}, gozkConfig...)})
 			checkLiveSession(t, p.Addr(), l)
 			got := captureState(t, p.Addr())
