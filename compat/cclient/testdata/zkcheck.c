@@ -13,18 +13,23 @@
  *
  *   zkcheck <host:port> <root>          every check, under the path <root>
  *   zkcheck --child <host:port> <path>  helper process for session_expiry
+ *   zkcheck --hold <host:port> <path>   helper process for session_resume
  *
  * Build: gcc -DTHREADED -I/usr/include/zookeeper zkcheck.c -lzookeeper_mt -lpthread
  */
 #include <zookeeper.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1147,6 +1152,331 @@ static void check_session_expiry(const char *self) {
     emit("session_expiry", &l);
 }
 
+/* ---- a loopback proxy whose connections can be cut ----
+ *
+ * The reconnect check puts it between a session and the server: cutting
+ * drops the session's connection and refuses new ones until allowed
+ * again, so that changes made meanwhile are known to have happened while
+ * the session was away, and the server learns of its watches only from
+ * the SetWatches the client sends when it comes back. */
+
+#define PROXY_MAX 16
+static struct {
+    pthread_mutex_t mu;
+    int listen_fd;
+    int port;
+    int blocked;
+    int n;
+    int down[PROXY_MAX], up[PROXY_MAX];
+} proxy = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, 0, {0}, {0}};
+static struct sockaddr_in upstream;
+
+static void proxy_close(int i) {
+    close(proxy.down[i]);
+    close(proxy.up[i]);
+    proxy.down[i] = proxy.down[proxy.n - 1];
+    proxy.up[i] = proxy.up[proxy.n - 1];
+    proxy.n--;
+}
+
+static int pump(int from, int to) {
+    char b[65536];
+    ssize_t n = read(from, b, sizeof(b));
+    if (n <= 0) return -1;
+    for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(to, b + off, n - off);
+        if (w <= 0) return -1;
+        off += w;
+    }
+    return 0;
+}
+
+static void *proxy_loop(void *arg) {
+    (void)arg;
+    for (;;) {
+        struct pollfd fds[1 + 2 * PROXY_MAX];
+        int nfds = 0, n;
+        pthread_mutex_lock(&proxy.mu);
+        fds[nfds].fd = proxy.listen_fd;
+        fds[nfds++].events = POLLIN;
+        n = proxy.n;
+        for (int i = 0; i < n; i++) {
+            fds[nfds].fd = proxy.down[i];
+            fds[nfds++].events = POLLIN;
+            fds[nfds].fd = proxy.up[i];
+            fds[nfds++].events = POLLIN;
+        }
+        pthread_mutex_unlock(&proxy.mu);
+        if (poll(fds, nfds, 20) < 0) continue;
+        pthread_mutex_lock(&proxy.mu);
+        if (fds[0].revents & POLLIN) {
+            int c = accept(proxy.listen_fd, NULL, NULL);
+            if (c >= 0) {
+                int u = -1;
+                if (!proxy.blocked && proxy.n < PROXY_MAX) {
+                    u = socket(AF_INET, SOCK_STREAM, 0);
+                    if (connect(u, (struct sockaddr *)&upstream, sizeof(upstream)) != 0) {
+                        close(u);
+                        u = -1;
+                    }
+                }
+                if (u < 0) {
+                    close(c);
+                } else {
+                    proxy.down[proxy.n] = c;
+                    proxy.up[proxy.n++] = u;
+                }
+            }
+        }
+        /* Pairs were only added at the end, so the first n are the ones
+         * polled; go backwards so that closing one keeps the rest. */
+        for (int i = (n < proxy.n ? n : proxy.n) - 1; i >= 0; i--) {
+            short rd = fds[1 + 2 * i].revents, ru = fds[2 + 2 * i].revents;
+            if (fds[1 + 2 * i].fd != proxy.down[i]) continue;
+            int bad = 0;
+            if (rd & (POLLIN | POLLHUP | POLLERR)) bad |= pump(proxy.down[i], proxy.up[i]);
+            if (!bad && (ru & (POLLIN | POLLHUP | POLLERR))) bad |= pump(proxy.up[i], proxy.down[i]);
+            if (bad) proxy_close(i);
+        }
+        pthread_mutex_unlock(&proxy.mu);
+    }
+    return NULL;
+}
+
+/* proxy_start returns the proxy's "127.0.0.1:<port>". */
+static const char *proxy_start(void) {
+    static char addr[64];
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    const char *colon = strrchr(host, ':');
+    memset(&upstream, 0, sizeof(upstream));
+    upstream.sin_family = AF_INET;
+    upstream.sin_port = htons((unsigned short)atoi(colon + 1));
+    inet_pton(AF_INET, "127.0.0.1", &upstream.sin_addr);
+    proxy.listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    if (bind(proxy.listen_fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(proxy.listen_fd, 16) != 0) {
+        fprintf(stderr, "proxy: %s\n", strerror(errno));
+        exit(2);
+    }
+    getsockname(proxy.listen_fd, (struct sockaddr *)&a, &len);
+    proxy.port = ntohs(a.sin_port);
+    pthread_t t;
+    pthread_create(&t, NULL, proxy_loop, NULL);
+    pthread_detach(t);
+    snprintf(addr, sizeof(addr), "127.0.0.1:%d", proxy.port);
+    return addr;
+}
+
+static void proxy_cut(void) {
+    pthread_mutex_lock(&proxy.mu);
+    proxy.blocked = 1;
+    for (int i = 0; i < proxy.n; i++) {
+        shutdown(proxy.down[i], SHUT_RDWR);
+        shutdown(proxy.up[i], SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&proxy.mu);
+}
+
+static void proxy_allow(void) {
+    pthread_mutex_lock(&proxy.mu);
+    proxy.blocked = 0;
+    pthread_mutex_unlock(&proxy.mu);
+}
+
+/* wait_event_text waits until the log holds an event containing text,
+ * looking from index from on. */
+static int wait_event_text(evlog_t *l, int from, const char *text, int ms) {
+    struct timespec ts;
+    deadline(&ts, ms);
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        for (int i = from; i < l->n; i++) {
+            if (strstr(l->ev[i], text)) {
+                pthread_mutex_unlock(&l->mu);
+                return 1;
+            }
+        }
+        if (pthread_cond_timedwait(&l->cv, &l->mu, &ts) == ETIMEDOUT) break;
+    }
+    pthread_mutex_unlock(&l->mu);
+    return 0;
+}
+
+/* reconnect_set_watches: a session's connection drops; while it is away
+ * another session changes what it watches; when it comes back (same
+ * session, SetWatches with its last zxid) the server must fire the
+ * watches whose nodes changed meanwhile, and keep the others. */
+static void check_reconnect_set_watches(void) {
+    line_t l = {0};
+    res_t r;
+    evlog_t log, pc;
+    evlog_init(&log);
+    evlog_init(&pc);
+    const char *real = host;
+    host = proxy_start();
+    zhandle_t *h = connect_to(10000, &log, NULL);
+    host = real;
+    int64_t sid = zoo_client_id(h)->client_id;
+
+    acreate(zh, P("/sw"), "", ZOO_PERSISTENT, &r);
+    acreate(zh, P("/sw/data"), "0", ZOO_PERSISTENT, &r);
+    acreate(zh, P("/sw/child"), "", ZOO_PERSISTENT, &r);
+    acreate(zh, P("/sw/gone"), "", ZOO_PERSISTENT, &r);
+    acreate(zh, P("/sw/gonekids"), "", ZOO_PERSISTENT, &r);
+    acreate(zh, P("/sw/same"), "", ZOO_PERSISTENT, &r);
+    add(&l, "get_data:rc=%d", aget(h, P("/sw/data"), 1, &r));
+    res_init(&r);
+    zoo_aget_children(h, P("/sw/child"), 1, strings_cb, &r);
+    add(&l, "children:rc=%d", await(&r));
+    add(&l, "exists_later:rc=%d", aexists(h, P("/sw/later"), 1, &r));
+    add(&l, "get_gone:rc=%d", aget(h, P("/sw/gone"), 1, &r));
+    res_init(&r);
+    zoo_aget_children(h, P("/sw/gonekids"), 1, strings_cb, &r);
+    add(&l, "children_gonekids:rc=%d", await(&r));
+    add(&l, "get_same:rc=%d", aget(h, P("/sw/same"), 1, &r));
+    add(&l, "exists_never:rc=%d", aexists(h, P("/sw/never"), 1, &r));
+    res_init(&r);
+    zoo_awget(h, P("/sw/data"), watcher, &pc, data_cb, &r);
+    add(&l, "wget_data:rc=%d", await(&r));
+
+    int from = event_count(&log);
+    proxy_cut();
+    if (!wait_event_text(&log, from, "CONNECTING", WAIT_MS)) fail(&l, "no CONNECTING");
+    add(&l, "away:set=%d", aset(zh, P("/sw/data"), "1", -1, &r));
+    add(&l, "create_child=%d", acreate(zh, P("/sw/child/k"), "", ZOO_PERSISTENT, &r));
+    add(&l, "create_later=%d", acreate(zh, P("/sw/later"), "", ZOO_PERSISTENT, &r));
+    add(&l, "delete_gone=%d", adelete(zh, P("/sw/gone"), -1));
+    add(&l, "delete_gonekids=%d", adelete(zh, P("/sw/gonekids"), -1));
+    proxy_allow();
+    if (!wait_event_text(&log, from, "SESSION/CONNECTED", WAIT_MS)) fail(&l, "no reconnect");
+    add(&l, "same_session=%s", zoo_client_id(h)->client_id == sid ? "yes" : "no");
+    wait_events(&log, from + 2 + 5, WAIT_MS);
+    wait_events(&pc, 1, WAIT_MS);
+    /* The watches on unchanged nodes survived: change them now. */
+    add(&l, "back:set_same=%d", aset(zh, P("/sw/same"), "x", -1, &r));
+    add(&l, "create_never=%d", acreate(zh, P("/sw/never"), "", ZOO_PERSISTENT, &r));
+    wait_events(&log, from + 2 + 7, WAIT_MS);
+    res_init(&r);
+    zoo_async(h, "/", string_cb, &r);
+    await(&r);
+    /* The order of the events SetWatches fires is the server's; compare
+     * the set, and the session events that come first. */
+    pthread_mutex_lock(&log.mu);
+    int n = log.n - from;
+    char *evs[MAX_EVENTS];
+    for (int i = 0; i < n; i++) evs[i] = log.ev[from + i];
+    int sorted_from = n >= 2 ? 2 : n;
+    qsort(evs + sorted_from, n - sorted_from, sizeof(char *), cmpstr);
+    char buf[4096];
+    size_t k = 0;
+    for (int i = 0; i < n && k < sizeof(buf); i++) {
+        const char *e = evs[i], *p = strstr(e, root);
+        if (p) {
+            k += snprintf(buf + k, sizeof(buf) - k, "%s%.*s<root>%s", i ? "," : "", (int)(p - e), e, p + strlen(root));
+        } else {
+            k += snprintf(buf + k, sizeof(buf) - k, "%s%s", i ? "," : "", e);
+        }
+    }
+    pthread_mutex_unlock(&log.mu);
+    add(&l, "events=[%s]", n ? buf : "");
+    add(&l, "per_call:");
+    add_events(&l, &pc, 0);
+    zookeeper_close(h);
+    emit("reconnect_set_watches", &l);
+}
+
+/* session_resume: a process dies without closing its session; another
+ * handle takes the session over with its id and password, within the
+ * timeout, and finds its ephemeral; a wrong password is refused. */
+static void check_session_resume(const char *self) {
+    line_t l = {0};
+    res_t r;
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fail(&l, "pipe");
+        emit("session_resume", &l);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(self, self, "--hold", host, P("/held"), (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *in = fdopen(fds[0], "r");
+    char buf[512];
+    clientid_t id;
+    memset(&id, 0, sizeof(id));
+    int got = 0;
+    while (fgets(buf, sizeof(buf), in)) {
+        long long sid;
+        char pw[64];
+        if (sscanf(buf, "id %llx %32s", &sid, pw) == 2) {
+            id.client_id = sid;
+            for (int i = 0; i < 16; i++) {
+                unsigned int b;
+                sscanf(pw + 2 * i, "%2x", &b);
+                id.passwd[i] = (char)b;
+            }
+            got = 1;
+            break;
+        }
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    fclose(in);
+    add(&l, "child_session=%d", got);
+
+    /* A wrong password: the server refuses the session. */
+    evlog_t bad;
+    evlog_init(&bad);
+    clientid_t wrong = id;
+    wrong.passwd[0] ^= 0x55;
+    zhandle_t *hb = zookeeper_init(host, watcher, 10000, &wrong, &bad, 0);
+    wait_events(&bad, 1, WAIT_MS);
+    add(&l, "wrong_password:");
+    add_events(&l, &bad, 0);
+    zookeeper_close(hb);
+
+    evlog_t log;
+    evlog_init(&log);
+    zhandle_t *h = connect_to(10000, &log, &id);
+    add(&l, "resume:");
+    add_events(&l, &log, 0);
+    add(&l, "same_session=%s", zoo_client_id(h)->client_id == id.client_id ? "yes" : "no");
+    int rc = aexists(h, P("/held"), 0, &r);
+    add(&l, "ephemeral:rc=%d owner=%s", rc,
+        rc == 0 && r.stat.ephemeralOwner == id.client_id ? "resumed" : "other");
+    add(&l, "create_eph=%d", acreate(h, P("/held2"), "", ZOO_EPHEMERAL, &r));
+    add(&l, "close=%d", zookeeper_close(h));
+    add(&l, "after_close:held=%d held2=%d", aexists(zh, P("/held"), 0, &r), aexists(zh, P("/held2"), 0, &r));
+    emit("session_resume", &l);
+}
+
+static int hold_main(const char *path) {
+    evlog_t log;
+    res_t r;
+    evlog_init(&log);
+    zoo_set_debug_level(0);
+    zhandle_t *h = connect_to(30000, &log, NULL);
+    if (acreate(h, path, "x", ZOO_EPHEMERAL, &r) != 0) {
+        printf("create failed\n");
+        return 1;
+    }
+    const clientid_t *id = zoo_client_id(h);
+    printf("id %llx ", (long long)id->client_id);
+    for (int i = 0; i < 16; i++) printf("%02x", (unsigned char)id->passwd[i]);
+    printf("\n");
+    fflush(stdout);
+    for (;;) sleep_ms(1000);
+}
+
 static int child_main(const char *path) {
     evlog_t log;
     res_t r;
@@ -1174,6 +1504,11 @@ static int child_main(const char *path) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--hold") == 0) {
+        host = argv[2];
+        root = "";
+        return hold_main(argv[3]);
+    }
     if (argc == 4 && strcmp(argv[1], "--child") == 0) {
         host = argv[2];
         root = "";
@@ -1222,6 +1557,8 @@ int main(int argc, char **argv) {
     check_config();
     check_session_close();
     check_session_expiry(argv[0]);
+    check_session_resume(argv[0]);
+    check_reconnect_set_watches();
 
     line_t l = {0};
     add(&l, "main=%d other=%d", zookeeper_close(zh), zookeeper_close(zh2));
