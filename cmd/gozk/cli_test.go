@@ -102,6 +102,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"server", "--config", bad}, exitBadConfig, "", "bad.cfg:3: tickTime:"},
 		{[]string{"server", "--config", ensemble}, exitBadConfig, "", "ensemble mode is not available yet"},
 		{[]string{"server", "--config", noAutocreate}, exitBadConfig, "", "missing data directory"},
+		{[]string{"server", bad}, exitBadConfig, "", "bad.cfg:3: tickTime:"},
+		{[]string{"server", bad, "extra"}, exitUsage, "", "unexpected arguments"},
 		{[]string{"4lw"}, exitUsage, "", "exactly one word"},
 		{[]string{"4lw", "toolong"}, exitUsage, "", "not four letters"},
 		{[]string{"4lw", "ruok", "--server", closed, "--timeout", "2s"}, exitRuntime, "", "connection refused"},

@@ -125,15 +125,16 @@ func fixUsageErrors(cmds []*cli.Command) {
 
 func serverCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "server",
-		Usage: "run a standalone server (127.0.0.1:2181, data in ./data, unless --config names a zoo.cfg)",
+		Name:      "server",
+		ArgsUsage: "[zoo.cfg]",
+		Usage:     "run a standalone server (127.0.0.1:2181, data in ./data, unless --config names a zoo.cfg)",
 		Description: "With --config, the zoo.cfg is read as Apache ZooKeeper 3.8 reads it (with <dataDir>/myid\n" +
 			"and any dynamicConfigFile); -D flags in SERVER_JVMFLAGS and JVMFLAGS apply as system\n" +
 			"properties (jute.maxbuffer, zookeeper.*). A config Java would refuse is refused (exit 3).\n\n" +
 			"The log goes to stderr, or appended to --log-file; on SIGHUP the log file is reopened\n" +
 			"(for logrotate). SIGINT and SIGTERM stop the server.\n\n" + exitCodesHelp,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "zoo.cfg to read", TakesFile: true},
+			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "zoo.cfg to read (or give it as the only argument)", TakesFile: true},
 		}, logFlags()...),
 		Action: runServer,
 	}
@@ -146,8 +147,15 @@ func runServer(c *cli.Context) error {
 		return err
 	}
 	defer logOut.Close()
+	path := c.String("config")
+	switch {
+	case c.NArg() == 1 && path == "":
+		path = c.Args().First() // as Java's QuorumPeerMain takes it: gozk server /etc/zookeeper/conf/zoo.cfg
+	case c.NArg() > 0:
+		return cli.Exit(fmt.Sprintf("server: unexpected arguments %q (give the zoo.cfg as --config PATH or as the only argument)", c.Args().Slice()), exitUsage)
+	}
 	cfg := conf.Defaults()
-	if path := c.String("config"); path != "" {
+	if path != "" {
 		jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
 		cfg, err = conf.Load(path, jvmFlags)
 		if err != nil {
