@@ -109,11 +109,16 @@ func (m *monitor) sent(c *connection, n int, xid int32, zxid int64, reply bool) 
 	}
 	c.stats.sent.Add(1)
 	m.stats.packetsSent.Add(c.hint, 1)
-	if reply {
-		m.stats.responseSize(int64(n))
-		c.stats.lastCxid.Store(int64(xid))
-		c.stats.lastZxid.Store(zxid)
+	if !reply {
+		if n > 0 { // a notification; the ConnectResponse passes 0
+			m.metrics.WatchBytes.Add(c.hint, int64(n))
+		}
+		return
 	}
+	m.metrics.ResponseBytes.Add(c.hint, int64(n))
+	m.stats.responseSize(int64(n))
+	c.stats.lastCxid.Store(int64(xid))
+	c.stats.lastZxid.Store(zxid)
 }
 
 // done records the latency of one answered request that arrived at start
@@ -186,8 +191,10 @@ func (s *Server) RecordSnapshotTime(d time.Duration) {
 func (s *Server) RecordStartup(total time.Duration, txns int, txnTime time.Duration) {
 	mt := s.mon.metrics
 	mt.DBInitTime.Add(0, total.Milliseconds())
-	mt.StartupTxnsLoaded.Add(0, int64(txns))
-	mt.StartupTxnsLoadTime.Add(0, txnTime.Milliseconds())
+	if txns > 0 { // as in Java, nothing is recorded for an empty log
+		mt.StartupTxnsLoaded.Add(0, int64(txns))
+		mt.StartupTxnsLoadTime.Add(0, txnTime.Milliseconds())
+	}
 }
 
 // ServerStats are the numbers of srvr, stat and the AdminServer's

@@ -264,6 +264,8 @@ type Metrics struct {
 	NodeChildrenWatchCount *Summary // node_children_watch_count
 
 	BytesReceived          ShardedCounter // bytes_received_count
+	ResponseBytes          ShardedCounter // response_bytes: bytes of replies
+	WatchBytes             ShardedCounter // watch_bytes: bytes of notifications
 	ConnectionRequestCount Counter        // connection_request_count
 	StaleSessionsExpired   Counter        // stale_sessions_expired
 	PrepRequestQueued      Counter        // prep_processor_request_queued
@@ -306,6 +308,8 @@ func (m *Metrics) Summaries() map[string]*Summary {
 func (m *Metrics) Counters() map[string]int64 {
 	return map[string]int64{
 		"bytes_received_count":          m.BytesReceived.Load(),
+		"response_bytes":                m.ResponseBytes.Load(),
+		"watch_bytes":                   m.WatchBytes.Load(),
 		"connection_request_count":      m.ConnectionRequestCount.Load(),
 		"stale_sessions_expired":        m.StaleSessionsExpired.Load(),
 		"prep_processor_request_queued": m.PrepRequestQueued.Load(),
@@ -323,6 +327,8 @@ func (m *Metrics) reset() {
 		s.Reset()
 	}
 	m.BytesReceived.Reset()
+	m.ResponseBytes.Reset()
+	m.WatchBytes.Reset()
 	for _, c := range []*Counter{&m.ConnectionRequestCount, &m.StaleSessionsExpired, &m.PrepRequestQueued,
 		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected} {
 		c.Reset()
