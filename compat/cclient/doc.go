@@ -18,7 +18,9 @@
 //     zoo_aremove_watches, zoo_agetconfig/zoo_areconfig), the global
 //     watcher and per-call watchers (created, deleted, changed, child,
 //     session events), pipelining, a 1 MB value, ephemerals on close and
-//     on expiry. It prints one line per check; each becomes a subtest that
+//     on expiry, session takeover by id and password, SetWatches after a
+//     dropped connection, odd auth schemes and an oversize request. It
+//     prints one line per check; each becomes a subtest that
 //     must match the line in testdata/zkcheck.golden.
 //   - TestLoadGen runs load_gen (create/write/read/delete cycles over 500
 //     children; it exits on a read that misses a write) for three whole

@@ -398,10 +398,65 @@ static int aexists(zhandle_t *zh, const char *path, int watch, res_t *r) {
 
 /* ---- checks ---- */
 
+static int wait_event_text(evlog_t *l, int from, const char *text, int ms);
+
 static zhandle_t *zh;      /* the main session */
 static evlog_t glog;       /* its global watcher */
 static zhandle_t *zh2;     /* a second session, for changes seen by zh */
 static evlog_t glog2;
+
+/* auth_schemes: what add_auth does with each scheme and odd credentials:
+ * the completion's rc, the session's state after, and whether it still
+ * serves a read. */
+static void check_auth_schemes(void) {
+    line_t l = {0};
+    static const char *cases[][2] = {
+        {"ip", "127.0.0.1"}, {"ip", "10.0.0.1"}, {"world", "anyone"}, {"digest", "nocolon"},
+        {"digest", ""}, {"digest", ":"}, {"digest", "a:b:c"}, {"sasl", "x"}, {"x509", "x"},
+        {"", "x"}, {"auth", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        evlog_t log;
+        res_t r;
+        evlog_init(&log);
+        zhandle_t *h = connect_to(10000, &log, NULL);
+        res_init(&r);
+        int rc = zoo_add_auth(h, cases[i][0], cases[i][1], (int)strlen(cases[i][1]), void_cb, &r);
+        rc = rc ? rc : await(&r);
+        res_t g;
+        res_init(&g);
+        int grc = zoo_aget(h, "/", 0, data_cb, &g);
+        grc = grc ? grc : await(&g);
+        add(&l, "%s:%s:rc=%d,state=%s,get=%d", cases[i][0][0] ? cases[i][0] : "(empty)",
+            cases[i][1][0] ? cases[i][1] : "(empty)", rc, state_name(zoo_state(h)), grc);
+        zookeeper_close(h);
+    }
+    emit("auth_schemes", &l);
+}
+
+/* oversize: a request over jute.maxbuffer (1 MB less one byte, on both
+ * servers by default) loses the connection, not the session. */
+static void check_oversize(void) {
+    line_t l = {0};
+    res_t r;
+    evlog_t log;
+    evlog_init(&log);
+    zhandle_t *h = connect_to(10000, &log, NULL);
+    int64_t sid = zoo_client_id(h)->client_id;
+    int n = 1024 * 1024;
+    char *big = malloc(n);
+    memset(big, 'x', n);
+    res_init(&r);
+    int rc = zoo_acreate(h, P("/oversize"), big, n, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, string_cb, &r);
+    add(&l, "create_1MiB:rc=%d", rc ? rc : await(&r));
+    free(big);
+    wait_event_text(&log, 1, "SESSION/CONNECTED", WAIT_MS);
+    add(&l, "exists_after:rc=%d", aexists(h, P("/oversize"), 0, &r));
+    add(&l, "same_session=%s", zoo_client_id(h)->client_id == sid ? "yes" : "no");
+    add_events(&l, &log, 0);
+    zookeeper_close(h);
+    emit("oversize", &l);
+}
 
 static void check_connect(void) {
     line_t l = {0};
@@ -1547,6 +1602,7 @@ int main(int argc, char **argv) {
     check_acl();
     check_auth();
     check_auth_failed();
+    check_auth_schemes();
     check_watch_global();
     check_watch_own();
     check_watch_per_call();
@@ -1554,6 +1610,7 @@ int main(int argc, char **argv) {
     check_remove_watches();
     check_pipeline();
     check_large_data();
+    check_oversize();
     check_config();
     check_session_close();
     check_session_expiry(argv[0]);
