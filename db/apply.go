@@ -191,8 +191,8 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 	t.quotaOnCreate(path, parentPath, name, int64(len(data)))
 	out.stat = t.visibleStat(n)
 	*events = append(*events,
-		Event{Type: proto.EventNodeCreated, Path: path},
-		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath)})
+		Event{Type: proto.EventNodeCreated, Path: path, ACL: n.acl.acl},
+		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath), ACL: parent.acl.acl})
 	return out
 }
 
@@ -246,11 +246,12 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 		// path map; no valid log asks for this.
 		return proto.ErrNotEmpty
 	}
+	nodeACL := n.acl.acl
 	t.unlink(n)
 	t.quotaOnDelete(path, parentPath, name, int64(len(n.data)))
 	*events = append(*events,
-		Event{Type: proto.EventNodeDeleted, Path: path},
-		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath)})
+		Event{Type: proto.EventNodeDeleted, Path: path, ACL: nodeACL},
+		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath), ACL: parent.acl.acl})
 	return proto.ErrOK
 }
 
@@ -287,7 +288,7 @@ func (t *Tree) setData(path string, data []byte, version int32, hdr *proto.TxnHe
 		t.updateQuotaStats(root, 0, int64(len(data))-oldLen)
 	}
 	out.stat = t.visibleStat(n)
-	*events = append(*events, Event{Type: proto.EventNodeDataChanged, Path: path})
+	*events = append(*events, Event{Type: proto.EventNodeDataChanged, Path: path, ACL: n.acl.acl})
 	return out
 }
 

@@ -31,9 +31,15 @@ type Options struct {
 // manager knows that NodeDeleted fires both the data and the child table
 // of P); a setData {NodeDataChanged, P}. The parent of a top-level node is
 // "/".
+//
+// ACL is the ACL of the node the event is about (of the parent for
+// NodeChildrenChanged): 3.8.0 as Debian ships it and Apache ZooKeeper
+// 3.8.4 on (the fix of CVE-2024-23944) deliver an event only to a
+// connection with READ on it.
 type Event struct {
 	Type proto.EventType
 	Path string
+	ACL  []proto.ACL
 }
 
 // Result is what applying one txn produced.

@@ -52,6 +52,44 @@ func mustApply(t *testing.T, tree *Tree, txn *proto.TxnEntry) Result {
 	return res
 }
 
+// withoutACL returns the events' types and paths, for tests that check
+// those alone.
+func withoutACL(evs []Event) []Event {
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		out[i] = Event{Type: ev.Type, Path: ev.Path}
+	}
+	return out
+}
+
+// TestEventACLs checks that each event carries the ACL Java 3.8.0 (with
+// the CVE-2024-23944 fix) checks READ against before delivering it: the
+// node's own for NodeCreated, NodeDataChanged and NodeDeleted, the
+// parent's for NodeChildrenChanged.
+func TestEventACLs(t *testing.T) {
+	tree := New(Options{})
+	b := &txnBuilder{session: 1}
+	parentACL := []proto.ACL{{Perms: proto.PermAll, Id: proto.Id{Scheme: "digest", Id: "p:x"}}}
+	childACL := []proto.ACL{{Perms: proto.PermRead, Id: proto.Id{Scheme: "ip", Id: "10.0.0.1"}}}
+	mustApply(t, tree, b.next(proto.OpCreate, &proto.CreateTxn{Path: "/p", Acl: parentACL, ParentCVersion: -1}))
+	check := func(what string, got []Event, want ...[]proto.ACL) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+		}
+		for i := range want {
+			if !slices.Equal(got[i].ACL, want[i]) {
+				t.Errorf("%s: event %d (%v %s) has ACL %v, want %v", what, i, got[i].Type, got[i].Path, got[i].ACL, want[i])
+			}
+		}
+	}
+	res := mustApply(t, tree, b.next(proto.OpCreate, &proto.CreateTxn{Path: "/p/c", Acl: childACL, ParentCVersion: -1}))
+	check("create", res.Events, childACL, parentACL)
+	check("setData", mustApply(t, tree, b.setData("/p/c", []byte("x"), 1)).Events, childACL)
+	check("delete", mustApply(t, tree, b.delete("/p/c")).Events, childACL, parentACL)
+	check("top-level create", mustApply(t, tree, b.create("/q", nil, -1)).Events, proto.OpenACLUnsafe, proto.OpenACLUnsafe)
+}
+
 func TestNewTreeMatchesJava(t *testing.T) {
 	tree := New(Options{DigestEnabled: true})
 	cases := []struct {
@@ -168,8 +206,8 @@ func TestParentCversionAndPzxidRules(t *testing.T) {
 				t.Errorf("pzxid moved = %v, want %v", up, c.wantPzxidUp)
 			}
 			// The node is created either way, with its events.
-			want := []Event{{proto.EventNodeCreated, "/p/new"}, {proto.EventNodeChildrenChanged, "/p"}}
-			if !reflect.DeepEqual(res.Events, want) {
+			want := []Event{{Type: proto.EventNodeCreated, Path: "/p/new"}, {Type: proto.EventNodeChildrenChanged, Path: "/p"}}
+			if !reflect.DeepEqual(withoutACL(res.Events), want) {
 				t.Errorf("events %v, want %v", res.Events, want)
 			}
 			assertDigestConsistent(t, tree)
@@ -310,7 +348,7 @@ func TestSetDataAndSetACLStats(t *testing.T) {
 	if data, _, _, _ := tree.GetData("/n"); data != nil {
 		t.Errorf("null data read back as %q", data)
 	}
-	if !reflect.DeepEqual(res.Events, []Event{{proto.EventNodeDataChanged, "/n"}}) {
+	if !reflect.DeepEqual(withoutACL(res.Events), []Event{{Type: proto.EventNodeDataChanged, Path: "/n"}}) {
 		t.Errorf("events %v", res.Events)
 	}
 
@@ -427,13 +465,13 @@ func TestSessionsAndCloseSession(t *testing.T) {
 	closeTxn := s1.next(proto.OpCloseSession, &proto.CloseSessionTxn{Paths2Delete: []string{"/z", "/gone", "/other"}})
 	res := mustApply(t, tree, closeTxn)
 	want := []Event{
-		{proto.EventNodeDeleted, "/z"}, {proto.EventNodeChildrenChanged, "/"},
-		{proto.EventNodeDeleted, "/other"}, {proto.EventNodeChildrenChanged, "/"},
-		{proto.EventNodeDeleted, "/d/a"}, {proto.EventNodeChildrenChanged, "/d"},
-		{proto.EventNodeDeleted, "/d/b"}, {proto.EventNodeChildrenChanged, "/d"},
-		{proto.EventNodeDeleted, "/d/c"}, {proto.EventNodeChildrenChanged, "/d"},
+		{Type: proto.EventNodeDeleted, Path: "/z"}, {Type: proto.EventNodeChildrenChanged, Path: "/"},
+		{Type: proto.EventNodeDeleted, Path: "/other"}, {Type: proto.EventNodeChildrenChanged, Path: "/"},
+		{Type: proto.EventNodeDeleted, Path: "/d/a"}, {Type: proto.EventNodeChildrenChanged, Path: "/d"},
+		{Type: proto.EventNodeDeleted, Path: "/d/b"}, {Type: proto.EventNodeChildrenChanged, Path: "/d"},
+		{Type: proto.EventNodeDeleted, Path: "/d/c"}, {Type: proto.EventNodeChildrenChanged, Path: "/d"},
 	}
-	if !reflect.DeepEqual(res.Events, want) {
+	if !reflect.DeepEqual(withoutACL(res.Events), want) {
 		t.Errorf("events\n got %v\nwant %v", res.Events, want)
 	}
 	if tree.EphemeralCount() != 0 || len(tree.Ephemerals(1)) != 0 || len(tree.Ephemerals(2)) != 0 {
@@ -450,7 +488,7 @@ func TestSessionsAndCloseSession(t *testing.T) {
 	s2.zxid = closeTxn.Header.Zxid
 	mustApply(t, tree, s2.ephemeral("/e2"))
 	res = mustApply(t, tree, s2.next(proto.OpCloseSession, nil))
-	if !reflect.DeepEqual(res.Events, []Event{{proto.EventNodeDeleted, "/e2"}, {proto.EventNodeChildrenChanged, "/"}}) {
+	if !reflect.DeepEqual(withoutACL(res.Events), []Event{{Type: proto.EventNodeDeleted, Path: "/e2"}, {Type: proto.EventNodeChildrenChanged, Path: "/"}}) {
 		t.Errorf("bodyless close events %v", res.Events)
 	}
 	tree.SetSessions(map[int64]int32{9: 10})

@@ -68,9 +68,11 @@ func (c *connection) reply(xid int32, zxid int64, err proto.ErrCode, body jute.R
 }
 
 // Notify sends a watch notification. ZooKeeper 3.8 puts zxid -1 in the
-// header of every notification.
-func (c *connection) Notify(ev proto.WatcherEvent) {
-	if c.closed.Load() {
+// header of every notification. As 3.8.0 with the fix of CVE-2024-23944
+// (Debian's 3.8.0, Apache's 3.8.4), a connection that may not READ the
+// node an event is about (nodeACL) is not told.
+func (c *connection) Notify(ev proto.WatcherEvent, nodeACL []proto.ACL) {
+	if c.closed.Load() || !c.srv.acl.Allowed(nodeACL, proto.PermRead, c.identities()) {
 		return
 	}
 	w := writerPool.Get().(*jute.Writer)

@@ -172,7 +172,7 @@ func (s *Server) apply(r *request) {
 		s.applyMu.Lock()
 		r.result = s.tree.Apply(r.txn)
 		for _, ev := range r.result.Events {
-			s.watches.Trigger(ev.Type, ev.Path)
+			s.watches.Trigger(ev.Type, ev.Path, ev.ACL)
 		}
 		s.mon.applied(r.txn.Header.Zxid)
 		s.applyMu.Unlock()

@@ -284,7 +284,7 @@ func (s *Server) multiReadOne(op *proto.MultiOp, ids []proto.Id) proto.MultiResu
 func (s *Server) setWatches(c *connection, req *proto.SetWatches2, withPersistent bool) bool {
 	rel := req.RelativeZxid
 	notify := func(t proto.EventType, path string) {
-		c.Notify(proto.WatcherEvent{Type: int32(t), State: int32(proto.StateSyncConnected), Path: path})
+		c.Notify(proto.WatcherEvent{Type: int32(t), State: int32(proto.StateSyncConnected), Path: path}, nil)
 	}
 	if req.DataWatches == nil {
 		return false

@@ -10,7 +10,7 @@ import (
 // countingWatcher stands in for a connection whose Notify only enqueues.
 type countingWatcher struct{ n int }
 
-func (c *countingWatcher) Notify(proto.WatcherEvent) { c.n++ }
+func (c *countingWatcher) Notify(proto.WatcherEvent, []proto.ACL) { c.n++ }
 
 func newWatchers(n int) []*countingWatcher {
 	ws := make([]*countingWatcher, n)
@@ -30,7 +30,7 @@ func BenchmarkTriggerFanOut(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if n := m.Trigger(proto.EventNodeDataChanged, "/node"); n != fanOut {
+			if n := m.Trigger(proto.EventNodeDataChanged, "/node", nil); n != fanOut {
 				b.Fatalf("notified %d", n)
 			}
 		}
@@ -45,7 +45,7 @@ func BenchmarkTriggerFanOut(b *testing.B) {
 			for _, w := range ws {
 				m.AddDataWatch("/node", w)
 			}
-			if n := m.Trigger(proto.EventNodeDataChanged, "/node"); n != fanOut {
+			if n := m.Trigger(proto.EventNodeDataChanged, "/node", nil); n != fanOut {
 				b.Fatalf("notified %d", n)
 			}
 		}
@@ -67,7 +67,7 @@ func BenchmarkAddDataWatchTrigger(b *testing.B) {
 	for b.Loop() {
 		p := names[i%paths]
 		m.AddDataWatch(p, ws[i%conns])
-		if n := m.Trigger(proto.EventNodeDataChanged, p); n != 1 {
+		if n := m.Trigger(proto.EventNodeDataChanged, p, nil); n != 1 {
 			b.Fatalf("notified %d", n)
 		}
 		i++
@@ -88,7 +88,7 @@ func BenchmarkTriggerUnwatched(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				m.Trigger(proto.EventNodeDataChanged, "/a/b/c/d")
+				m.Trigger(proto.EventNodeDataChanged, "/a/b/c/d", nil)
 			}
 		})
 	}

@@ -13,9 +13,12 @@ import (
 //
 // Notify is called without the registry's lock held and must not block;
 // the server's connection enqueues the frame. ev.State is always
-// proto.StateSyncConnected.
+// proto.StateSyncConnected. nodeACL is the ACL Trigger was given, that of
+// the node the event is about: the watcher delivers the event only if its
+// connection may READ that node (3.8.0 with the fix of CVE-2024-23944). A
+// watch whose event is not delivered is used up all the same.
 type Watcher interface {
-	Notify(ev proto.WatcherEvent)
+	Notify(ev proto.WatcherEvent, nodeACL []proto.ACL)
 }
 
 // StaleWatcher is a Watcher that can tell that its connection has closed.
@@ -102,10 +105,12 @@ func (m *Manager) add(path string, w Watcher, md mode, toData, toChild bool) {
 // {NodeCreated, P} {NodeChildrenChanged, parent} for a create,
 // {NodeDeleted, P} {NodeChildrenChanged, parent} for a delete and
 // {NodeDataChanged, P} for a setData; the parent of a top-level node is
-// "/". Other event types fire nothing.
+// "/". Other event types fire nothing. nodeACL, passed on to each
+// watcher's Notify, is the ACL of P (of the parent for
+// NodeChildrenChanged).
 //
 // Trigger calls are serialised; Notify must not call Trigger.
-func (m *Manager) Trigger(typ proto.EventType, path string) int {
+func (m *Manager) Trigger(typ proto.EventType, path string, nodeACL []proto.ACL) int {
 	m.triggerMu.Lock()
 	defer m.triggerMu.Unlock()
 
@@ -132,7 +137,7 @@ func (m *Manager) Trigger(typ proto.EventType, path string) int {
 
 	ev := proto.WatcherEvent{Type: int32(typ), State: int32(proto.StateSyncConnected), Path: path}
 	for _, c := range sel.pending {
-		c.watcher.Notify(ev)
+		c.watcher.Notify(ev, nodeACL)
 	}
 	if observer != nil {
 		for _, n := range counted {

@@ -19,7 +19,7 @@ type recorder struct {
 	stale  bool
 }
 
-func (r *recorder) Notify(ev proto.WatcherEvent) {
+func (r *recorder) Notify(ev proto.WatcherEvent, _ []proto.ACL) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, proto.EventType(ev.Type).String()+" "+ev.Path)
@@ -60,16 +60,16 @@ func (w *world) conn(name string) *recorder {
 }
 
 func (w *world) create(p string) {
-	w.m.Trigger(proto.EventNodeCreated, p)
-	w.m.Trigger(proto.EventNodeChildrenChanged, parentOf(p))
+	w.m.Trigger(proto.EventNodeCreated, p, nil)
+	w.m.Trigger(proto.EventNodeChildrenChanged, parentOf(p), nil)
 }
 
 func (w *world) delete(p string) {
-	w.m.Trigger(proto.EventNodeDeleted, p)
-	w.m.Trigger(proto.EventNodeChildrenChanged, parentOf(p))
+	w.m.Trigger(proto.EventNodeDeleted, p, nil)
+	w.m.Trigger(proto.EventNodeChildrenChanged, parentOf(p), nil)
 }
 
-func (w *world) setData(p string) { w.m.Trigger(proto.EventNodeDataChanged, p) }
+func (w *world) setData(p string) { w.m.Trigger(proto.EventNodeDataChanged, p, nil) }
 
 var watcherTypes = map[string]proto.WatcherType{
 	"children": proto.WatcherChildren,
@@ -424,7 +424,7 @@ func TestOtherEventTypesFireNothing(t *testing.T) {
 		proto.EventNone, proto.EventDataWatchRemoved, proto.EventChildWatchRemoved,
 		proto.EventPersistentWatchRemoved, 0, 99,
 	} {
-		if n := w.m.Trigger(typ, "/x"); n != 0 {
+		if n := w.m.Trigger(typ, "/x", nil); n != 0 {
 			t.Errorf("Trigger(%v) notified %d", typ, n)
 		}
 	}
@@ -523,16 +523,16 @@ func TestTriggerReturnsNotifiedCount(t *testing.T) {
 	} {
 		w.run(s)
 	}
-	if n := w.m.Trigger(proto.EventNodeDeleted, "/d"); n != 4 {
+	if n := w.m.Trigger(proto.EventNodeDeleted, "/d", nil); n != 4 {
 		t.Errorf("delete notified %d, want 4 (A, B, C, D)", n)
 	}
-	if n := w.m.Trigger(proto.EventNodeChildrenChanged, "/"); n != 0 {
+	if n := w.m.Trigger(proto.EventNodeChildrenChanged, "/", nil); n != 0 {
 		t.Errorf("NodeChildrenChanged on / notified %d, want 0", n)
 	}
-	if n := w.m.Trigger(proto.EventNodeDeleted, "/d"); n != 1 {
+	if n := w.m.Trigger(proto.EventNodeDeleted, "/d", nil); n != 1 {
 		t.Errorf("second delete notified %d, want 1 (D)", n)
 	}
-	if n := w.m.Trigger(proto.EventNodeDataChanged, "/nothing/here"); n != 1 {
+	if n := w.m.Trigger(proto.EventNodeDataChanged, "/nothing/here", nil); n != 1 {
 		t.Errorf("setData notified %d, want 1 (D)", n)
 	}
 }
@@ -784,7 +784,7 @@ func TestCallbacksMayReenter(t *testing.T) {
 	m := NewManager()
 	r := &reentrant{m: m}
 	m.AddDataWatch("/x", r)
-	m.Trigger(proto.EventNodeDataChanged, "/x")
+	m.Trigger(proto.EventNodeDataChanged, "/x", nil)
 	if !m.HasDataWatch("/x", r) {
 		t.Fatal("Notify could not re-register its watch")
 	}
@@ -796,7 +796,7 @@ func TestCallbacksMayReenter(t *testing.T) {
 // a pipelined getData might.
 type reentrant struct{ m *Manager }
 
-func (r *reentrant) Notify(proto.WatcherEvent) { r.m.AddDataWatch("/x", r) }
+func (r *reentrant) Notify(proto.WatcherEvent, []proto.ACL) { r.m.AddDataWatch("/x", r) }
 
 func TestParentOf(t *testing.T) {
 	tests := map[string]string{
@@ -862,11 +862,11 @@ func TestConcurrentUse(t *testing.T) {
 	}()
 	// Trigger while the adders run, then once more after they finish.
 	for p := range paths {
-		m.Trigger(proto.EventNodeDeleted, fmt.Sprintf("/n%d", p))
+		m.Trigger(proto.EventNodeDeleted, fmt.Sprintf("/n%d", p), nil)
 	}
 	adders.Wait()
 	for p := range paths {
-		m.Trigger(proto.EventNodeDeleted, fmt.Sprintf("/n%d", p))
+		m.Trigger(proto.EventNodeDeleted, fmt.Sprintf("/n%d", p), nil)
 	}
 	close(stop)
 	readers.Wait()
