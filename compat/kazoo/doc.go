@@ -7,7 +7,9 @@
 // Election, Barrier, DoubleBarrier, Queue (priorities, several producers
 // and consumers), LockingQueue, Party and ShallowParty, Counter,
 // TreeCache, DataWatch/ChildrenWatch and raw watches, transactions, and
-// ephemerals going with a closed client.
+// ephemerals going with a closed client, a lock holder whose session
+// expires while a proxy keeps it away from the server, and the ruok and
+// isro words through KazooClient.command.
 //
 // It prints one JSON line per check: facts that must be the same on every
 // server (counts, orders, event sequences, exception names) and errors

@@ -17,6 +17,7 @@ It needs Debian's python3-kazoo (2.8) and nothing else.
 """
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -776,6 +777,115 @@ def check_ephemeral_cleanup(ck):
     lb.release()
 
 
+class Proxy(object):
+    """A loopback proxy to the server whose connections can be cut: while
+    cut, it drops what it has and refuses new connections, so a client
+    behind it is away from the server for as long as the check wants."""
+
+    def __init__(self):
+        host, port = HOSTS.rsplit(":", 1)
+        self.upstream = (host, int(port))
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.addr = "127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.mu = threading.Lock()
+        self.blocked = False
+        self.conns = []
+        t = threading.Thread(target=self._accept)
+        t.daemon = True
+        t.start()
+
+    def _accept(self):
+        while True:
+            try:
+                down, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.mu:
+                if self.blocked:
+                    down.close()
+                    continue
+                up = socket.create_connection(self.upstream)
+                self.conns += [down, up]
+            for a, b in ((down, up), (up, down)):
+                t = threading.Thread(target=self._pump, args=(a, b))
+                t.daemon = True
+                t.start()
+
+    def _pump(self, a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.mu:
+            self.blocked = True
+            for s in self.conns:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self.conns = []
+
+    def allow(self):
+        with self.mu:
+            self.blocked = False
+
+    def close(self):
+        self.cut()
+        self.listener.close()
+
+
+def check_session_expired_lock(ck):
+    """A lock holder is cut off from the server (through a proxy) until its
+    4 s session expires: the waiter gets the lock, and when the holder
+    comes back it hears that its session is LOST."""
+    proxy = Proxy()
+    a = KazooClient(hosts=proxy.addr, timeout=4.0)
+    a.start(timeout=WAIT)
+    ck.clients.append(a)
+    b = ck.client()
+    states = []
+    a.add_listener(lambda s: states.append(str(s)))
+    la = a.Lock(ck.path, "a")
+    la.acquire(timeout=WAIT)
+    lb = b.Lock(ck.path, "b")
+    got = []
+    t = threading.Thread(target=lambda: got.append(lb.acquire(timeout=WAIT)))
+    t.daemon = True
+    t.start()
+    wait_until(lambda: len(b.get_children(ck.path)) == 2)
+    proxy.cut()
+    t.join(WAIT)
+    ck.fact("waiter_got_lock=%s" % got)
+    ck.fact("contenders=%s" % ",".join(lb.contenders()))
+    proxy.allow()
+    ck.expect("holder_lost", wait_until(lambda: "LOST" in states), True)
+    # After LOST kazoo starts a new session; that part is timing.
+    ck.fact("holder_states=%s" % ",".join(states[:states.index("LOST") + 1] if "LOST" in states else states))
+    lb.release()
+    proxy.close()
+
+
+def check_four_letter_words(ck):
+    """KazooClient.command sends four-letter words: ruok and isro (the
+    monitoring words are another suite's)."""
+    a = ck.client()
+    ck.fact("ruok=%s" % a.command(b"ruok"))
+    ck.fact("isro=%s" % a.command(b"isro"))
+
+
 CHECKS = [
     ("lock", check_lock),
     ("lock_queue", check_lock_queue),
@@ -793,6 +903,8 @@ CHECKS = [
     ("data_children_watch", check_data_children_watch),
     ("transaction", check_transaction),
     ("ephemeral_cleanup", check_ephemeral_cleanup),
+    ("session_expired_lock", check_session_expired_lock),
+    ("four_letter_words", check_four_letter_words),
 ]
 
 
