@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -151,6 +152,8 @@ type SnapshotWriter struct {
 	enc      jute.Writer
 	err      error
 	done     bool
+	// replace: a damaged snapshot at the same zxid is deleted first.
+	replace bool
 }
 
 // chunker packs records of one kind into chunks.
@@ -200,10 +203,12 @@ func (s *Store) CreateSnapshot(zxid int64) (*SnapshotWriter, error) {
 	if !s.acquire() {
 		return nil, ErrClosed
 	}
-	if info, err := s.snapshotInfo(zxid); err == nil {
+	info, err := s.snapshotInfo(zxid)
+	switch {
+	case err == nil:
 		s.release()
 		return nil, fmt.Errorf("%w: 0x%x (%d nodes, %s)", ErrSnapshotExists, zxid, info.Nodes, info.Created.Format(time.RFC3339))
-	} else if !errors.Is(err, ErrNoSnapshot) && !errors.Is(err, ErrCorrupt) {
+	case !errors.Is(err, ErrNoSnapshot) && !errors.Is(err, ErrCorrupt):
 		s.release()
 		return nil, err
 	}
@@ -224,6 +229,7 @@ func (s *Store) CreateSnapshot(zxid int64) (*SnapshotWriter, error) {
 		sessions: newChunker(kindSessions),
 		aclIDs:   make(map[int64]struct{}),
 		usedACLs: make(map[int64]string),
+		replace:  err != nil && errors.Is(err, ErrCorrupt),
 	}, nil
 }
 
@@ -365,11 +371,19 @@ func (w *SnapshotWriter) Commit(digest *proto.ZxidDigest) (SnapshotInfo, error) 
 	}
 	w.done = true
 	defer w.s.release()
-	// A damaged snapshot at the same zxid goes first (CreateSnapshot let
-	// only such a one through).
-	if err := w.s.snaps.DeleteRange(snapshotKeyPrefix(w.zxid), snapshotEnd(w.zxid), pebble.Sync); err != nil {
-		w.s.fs.Remove(w.tmp)
-		return SnapshotInfo{}, fmt.Errorf("persistence: replacing snapshot 0x%x in %s: %w", w.zxid, w.s.snapDir, err)
+	// A damaged snapshot at the same zxid goes first. Only then: a range
+	// deletion in the memtable that overlaps the table would turn the
+	// ingestion into a "flushable" one, logged in the WAL and replayed
+	// (the table read) at every open until flushed.
+	if w.replace {
+		err := w.s.snaps.DeleteRange(snapshotKeyPrefix(w.zxid), snapshotEnd(w.zxid), pebble.Sync)
+		if err == nil {
+			err = w.s.snaps.Flush()
+		}
+		if err != nil {
+			w.s.fs.Remove(w.tmp)
+			return SnapshotInfo{}, fmt.Errorf("persistence: replacing snapshot 0x%x in %s: %w", w.zxid, w.s.snapDir, err)
+		}
 	}
 	if err := w.s.snaps.Ingest(context.Background(), []string{w.tmp}); err != nil {
 		w.s.fs.Remove(w.tmp)
@@ -557,30 +571,29 @@ func (s *Store) Snapshots() ([]SnapshotInfo, error) {
 		return nil, ErrClosed
 	}
 	defer s.release()
-	it, err := s.snaps.NewIter(&pebble.IterOptions{LowerBound: []byte{snapshotPrefix}, UpperBound: []byte{snapshotPrefix + 1}})
+	zxids, err := s.listSnapshotZxids()
 	if err != nil {
-		return nil, fmt.Errorf("persistence: reading %s: %w", s.snapDir, err)
-	}
-	var zxids []int64
-	for valid := it.First(); valid; {
-		k := it.Key()
-		if len(k) < snapshotPrefixLen {
-			bad := &CorruptionError{Store: s.snapDir, Key: bytes.Clone(k), Reason: "not a snapshot key"}
-			it.Close()
-			return nil, bad
+		if !errors.Is(err, ErrCorrupt) {
+			return nil, err
 		}
-		z := int64(binary.BigEndian.Uint64(k[1:]))
-		zxids = append(zxids, z)
-		if z == math.MaxInt64 {
-			break
+		// A damaged block stopped the walk over the keys: take the
+		// zxids from the tables' bounds instead (the manifest, no data
+		// read), so each snapshot is judged on its own below.
+		levels, merr := s.snaps.SSTables()
+		if merr != nil {
+			return nil, errors.Join(err, merr)
 		}
-		valid = it.SeekGE(snapshotEnd(z))
-	}
-	if err := errors.Join(it.Error(), it.Close()); err != nil {
-		if pebble.IsCorruptionError(err) {
-			return nil, fmt.Errorf("%w: listing snapshots in %s: %w", ErrCorrupt, s.snapDir, err)
+		for _, level := range levels {
+			for _, t := range level {
+				for _, k := range [][]byte{t.Smallest.UserKey, t.Largest.UserKey} {
+					if len(k) >= snapshotPrefixLen && k[0] == snapshotPrefix {
+						zxids = append(zxids, int64(binary.BigEndian.Uint64(k[1:])))
+					}
+				}
+			}
 		}
-		return nil, fmt.Errorf("persistence: listing snapshots in %s: %w", s.snapDir, err)
+		slices.Sort(zxids)
+		zxids = slices.Compact(zxids)
 	}
 	out := make([]SnapshotInfo, 0, len(zxids))
 	for i := len(zxids) - 1; i >= 0; i-- {
@@ -594,6 +607,36 @@ func (s *Store) Snapshots() ([]SnapshotInfo, error) {
 		out = append(out, info)
 	}
 	return out, nil
+}
+
+// listSnapshotZxids walks the snapshot keys, one seek per snapshot, and
+// returns their zxids in ascending order (those read before any error).
+func (s *Store) listSnapshotZxids() ([]int64, error) {
+	it, err := s.snaps.NewIter(&pebble.IterOptions{LowerBound: []byte{snapshotPrefix}, UpperBound: []byte{snapshotPrefix + 1}})
+	if err != nil {
+		return nil, fmt.Errorf("persistence: reading %s: %w", s.snapDir, err)
+	}
+	var zxids []int64
+	for valid := it.First(); valid; {
+		k := it.Key()
+		if len(k) < snapshotPrefixLen {
+			it.Close()
+			return zxids, &CorruptionError{Store: s.snapDir, Key: bytes.Clone(k), Reason: "not a snapshot key"}
+		}
+		z := int64(binary.BigEndian.Uint64(k[1:]))
+		zxids = append(zxids, z)
+		if z == math.MaxInt64 {
+			break
+		}
+		valid = it.SeekGE(snapshotEnd(z))
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		if pebble.IsCorruptionError(err) {
+			return zxids, fmt.Errorf("%w: listing snapshots in %s: %w", ErrCorrupt, s.snapDir, err)
+		}
+		return zxids, fmt.Errorf("persistence: listing snapshots in %s: %w", s.snapDir, err)
+	}
+	return zxids, nil
 }
 
 // DeleteSnapshot durably removes the snapshot at zxid, damaged or not.
