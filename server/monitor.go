@@ -136,6 +136,12 @@ func (m *monitor) done(c *connection, op proto.OpCode, start int64, update bool)
 		m.metrics.ReadLatency.Add(hint, lat)
 	}
 	cs := &c.stats
+	if op == proto.OpCreateSession {
+		// Java's updateStatsForResponse for the createSession request:
+		// cxid 0 and the zxid of its txn, the last one applied.
+		cs.lastCxid.Store(0)
+		cs.lastZxid.Store(m.srv.tree.LastProcessedZxid())
+	}
 	cs.lastOp.Store(int32(op) + opShift)
 	cs.lastResp.Store(now / 1e6)
 	cs.lastLat.Store(lat)

@@ -81,11 +81,6 @@ func testReconfig(t *testing.T, e *env) {
 func testFourLetterWords(t *testing.T, e *env) {
 	c := e.connect(t)
 	wantEqual(t, "ruok", zk.FLWRuok([]string{e.srv.Addr()}, 10*time.Second), []bool{true})
-	if _, isGozk := e.srv.(*gozkServer); isGozk {
-		// The monitoring words (cons, srvr, stat, mntr, ...) belong to the
-		// operations work that is still open; only ruok and isro answer.
-		t.Skip("gozk does not answer cons yet")
-	}
 	cons, _ := zk.FLWCons([]string{e.srv.Addr()}, 10*time.Second)
 	if len(cons) != 1 {
 		t.Fatalf("cons: %d results", len(cons))
