@@ -34,7 +34,7 @@ func dirFlags(dir, logDir, config, side string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: dir, Usage: side + " dataDir"},
 		&cli.StringFlag{Name: logDir, Usage: side + " dataLogDir (default: the dataDir)"},
-		&cli.StringFlag{Name: config, Usage: "zoo.cfg to take the " + side + " dataDir and dataLogDir (and settings) from"},
+		&cli.StringFlag{Name: config, Usage: "zoo.cfg to read " + side + " dataDir and dataLogDir (and settings) from"},
 	}
 }
 
