@@ -21,6 +21,10 @@
 // over, the classic session expiry, and a server restart under a connected
 // handle (the program prints SIGNAL restart; the test restarts the server
 // on the same port and data directory) whose session and watches survive.
+// Edges too: session timeout negotiation, the /zookeeper nodes, the order
+// of a multi's events, watch events withheld from connections without READ
+// (Debian's 3.8.0 carries the CVE-2024-23944 fix), non-ASCII paths, partial
+// removal of persistent watches, and the 1 MiB request limit.
 //
 // Every check was first seen to pass against Java; one that fails against
 // Java is a wrong check.

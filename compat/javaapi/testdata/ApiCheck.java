@@ -84,6 +84,14 @@ public final class ApiCheck extends Checks {
         add("readonly-handshake", ApiCheck::readonlyHandshake);
         add("session-move", ApiCheck::sessionMove);
         add("session-expiry", ApiCheck::sessionExpiry);
+        add("session-timeout-negotiation", ApiCheck::sessionTimeoutNegotiation);
+        add("system-nodes", ApiCheck::systemNodes);
+        add("multi-watch-order", ApiCheck::multiWatchOrder);
+        add("noauth-sets-no-watch", ApiCheck::noAuthSetsNoWatch);
+        add("auth-schemes", ApiCheck::authSchemes);
+        add("unicode-paths", ApiCheck::unicodePaths);
+        add("persistent-watch-partial-removal", ApiCheck::persistentWatchPartialRemoval);
+        add("request-size-limit", ApiCheck::requestSizeLimit);
         add("restart-recovery", ApiCheck::restartRecovery);
         runAll(Arrays.asList(args).subList(1, args.length));
         zk.close();
@@ -1071,6 +1079,254 @@ public final class ApiCheck extends Checks {
             fails(Code.NONODE, "create in a missing chroot", () -> missing.create("/a", null, OPEN, PERSISTENT));
         } finally {
             missing.close();
+        }
+    }
+
+    // --- edges ---
+
+    /** The server clamps the requested timeout to [2, 20] ticks (tickTime 500). */
+    static void sessionTimeoutNegotiation() throws Exception {
+        int[][] cases = {{100, 1000}, {4000, 4000}, {3_600_000, 10_000}};
+        for (int[] c : cases) {
+            ZooKeeper h = connect("", new Events("t" + c[0]), c[0]);
+            try {
+                eq(c[1], h.getSessionTimeout(), "negotiated timeout for " + c[0] + " ms");
+            } finally {
+                h.close();
+            }
+        }
+    }
+
+    static void systemNodes() throws Exception {
+        eq(list("config", "quota"), sorted(zk.getChildren("/zookeeper", false)), "children of /zookeeper");
+        Stat st = new Stat();
+        byte[] config = zk.getData("/zookeeper/config", false, st);
+        eq(0, config == null ? 0 : config.length, "standalone /zookeeper/config data length");
+        eq(Ids.READ_ACL_UNSAFE, zk.getACL("/zookeeper/config", null), "ACL of /zookeeper/config");
+        eq(OPEN, zk.getACL("/zookeeper", null), "ACL of /zookeeper");
+        eq(OPEN, zk.getACL("/zookeeper/quota", null), "ACL of /zookeeper/quota");
+        eq(OPEN, zk.getACL("/", null), "ACL of /");
+        Stat root = zk.exists("/", false);
+        eq(0L, root.getCzxid(), "czxid of /");
+        eq(0, root.getVersion(), "version of /");
+        // Every node below / is counted, the system nodes included.
+        eq(countBelow("/"), zk.getAllChildrenNumber("/"), "getAllChildrenNumber of / against a walk");
+        eq(2, zk.getAllChildrenNumber("/zookeeper"), "getAllChildrenNumber of /zookeeper");
+        fails(Code.NOAUTH, "setData of /zookeeper/config", () -> zk.setData("/zookeeper/config", b("x"), -1));
+        fails(Code.BADARGUMENTS, "delete of /", () -> zk.delete("/", -1));
+        fails(Code.NODEEXISTS, "create of /zookeeper", () -> zk.create("/zookeeper", null, OPEN, PERSISTENT));
+        fails(Code.BADARGUMENTS, "delete of /zookeeper", () -> zk.delete("/zookeeper", -1));
+    }
+
+    /** countBelow walks the tree; nodes this handle may not read are leaves here. */
+    static int countBelow(String path) throws Exception {
+        List<String> children;
+        try {
+            children = zk.getChildren(path, false);
+        } catch (KeeperException.NoAuthException e) {
+            return 0;
+        }
+        int n = 0;
+        for (String c : children) {
+            String p = path.equals("/") ? "/" + c : path + "/" + c;
+            n += 1 + countBelow(p);
+        }
+        return n;
+    }
+
+    /** The events of one multi come in the order of its ops. */
+    static void multiWatchOrder() throws Exception {
+        String r = "/multi-watch-order";
+        mk(r);
+        zk.create(r + "/x", null, OPEN, PERSISTENT);
+        Events p = new Events("persistent"), d = new Events("data"), c = new Events("children");
+        ZooKeeper h = connect("", new Events("h"));
+        try {
+            h.addWatch(r, p, AddWatchMode.PERSISTENT_RECURSIVE);
+            h.getData(r + "/x", d, null);
+            h.getChildren(r, c);
+            zk.multi(Arrays.asList(
+                    Op.delete(r + "/x", -1),
+                    Op.create(r + "/x", b("again"), OPEN, PERSISTENT),
+                    Op.setData(r + "/x", b("more"), -1),
+                    Op.create(r + "/y", null, OPEN, PERSISTENT),
+                    Op.setData(r, b("r"), -1)));
+            // The recursive watcher also gets the child event the server sends
+            // for the child watch of the same connection (a 3.8.0 client quirk).
+            p.expect("NodeDeleted " + r + "/x", "NodeChildrenChanged " + r, "NodeCreated " + r + "/x",
+                    "NodeDataChanged " + r + "/x", "NodeCreated " + r + "/y", "NodeDataChanged " + r);
+            d.expect("NodeDeleted " + r + "/x");
+            c.expect("NodeChildrenChanged " + r);
+            p.none(QUIET);
+            d.none(0);
+            c.none(0);
+        } finally {
+            h.close();
+        }
+    }
+
+    /**
+     * A read refused for want of READ sets no watch, and a watch event is
+     * only delivered to a connection with READ on the node it is about (on
+     * the parent for NodeChildrenChanged): 3.8.0 as Debian ships it, with the
+     * fix of CVE-2024-23944 (as in Apache ZooKeeper 3.8.4). An event filtered
+     * out still uses up a one-shot watch.
+     */
+    static void noAuthSetsNoWatch() throws Exception {
+        String r = "/noauth-sets-no-watch";
+        List<ACL> noRead = Arrays.asList(new ACL(Perms.WRITE | Perms.CREATE | Perms.DELETE, Ids.ANYONE_ID_UNSAFE));
+        zk.create(r, null, noRead, PERSISTENT);
+        Events w = new Events("w");
+        fails(Code.NOAUTH, "getData without READ", () -> zk.getData(r, w, null));
+        fails(Code.NOAUTH, "getChildren without READ", () -> zk.getChildren(r, w));
+        check(zk.exists(r, false) != null, "exists without READ");
+        zk.setData(r, b("x"), -1);
+        zk.create(r + "/c", null, OPEN, PERSISTENT);
+        w.none(QUIET);
+        // exists sets a watch without READ, but its event is not delivered.
+        Events e = new Events("exists");
+        zk.exists(r, e);
+        zk.setData(r, b("y"), -1);
+        e.none(QUIET);
+        // Nor is the NodeChildrenChanged of a parent without READ.
+        Events cw = new Events("recursive");
+        zk.addWatch(r, cw, AddWatchMode.PERSISTENT_RECURSIVE);
+        zk.create(r + "/d", null, OPEN, PERSISTENT);
+        zk.setData(r, b("z"), -1);
+        zk.setData(r + "/d", b("z"), -1);
+        cw.expect("NodeCreated " + r + "/d", "NodeDataChanged " + r + "/d");
+        // A secret node below an open one: its own events go only to a
+        // connection that may read it; its parent's child event to all.
+        String o = "/noauth-open";
+        mk(o);
+        String digest = DigestAuthenticationProvider.generateDigest("frank:pw");
+        List<ACL> secret = Arrays.asList(new ACL(Perms.ALL, new Id("digest", digest)));
+        ZooKeeper frank = connect("", new Events("frank"));
+        try {
+            frank.addAuthInfo("digest", b("frank:pw"));
+            Events anon = new Events("anon"), auth = new Events("auth"), kids = new Events("kids");
+            zk.addWatch(o, anon, AddWatchMode.PERSISTENT_RECURSIVE);
+            frank.addWatch(o, auth, AddWatchMode.PERSISTENT_RECURSIVE);
+            zk.getChildren(o, kids);
+            zk.exists(o + "/s", anon);
+            frank.create(o + "/s", b("x"), secret, PERSISTENT);
+            frank.setData(o + "/s", b("y"), -1);
+            frank.delete(o + "/s", -1);
+            zk.create(o + "/t", null, OPEN, PERSISTENT);
+            kids.expect("NodeChildrenChanged " + o);
+            auth.expect("NodeCreated " + o + "/s", "NodeDataChanged " + o + "/s", "NodeDeleted " + o + "/s", "NodeCreated " + o + "/t");
+            // anon also gets the child event of kids, a watch of the same handle
+            // (the client quirk seen in persistent-recursive-watch).
+            anon.expect("NodeChildrenChanged " + o, "NodeCreated " + o + "/t");
+            anon.none(QUIET);
+            // The super user (none configured here) aside, a session
+            // that gains READ by auth is told from then on.
+            zk.addAuthInfo("digest", b("frank:pw"));
+            frank.create(o + "/s", b("x"), secret, PERSISTENT);
+            anon.expect("NodeCreated " + o + "/s");
+        } finally {
+            frank.close();
+        }
+    }
+
+    static void authSchemes() throws Exception {
+        Events ev = new Events("ip");
+        ZooKeeper h = connect("", ev);
+        try {
+            h.addAuthInfo("ip", b("10.0.0.1"));
+            h.addAuthInfo("digest", b("erin:pw"));
+            h.addAuthInfo("digest", b("erin:pw"));
+            eq("[digest erin, ip 127.0.0.1]", clients(h.whoAmI()), "whoAmI after ip and a repeated digest");
+        } finally {
+            h.close();
+        }
+        Events bad = new Events("bad-digest");
+        ZooKeeper h2 = connect("", bad);
+        try {
+            h2.addAuthInfo("digest", b("nocolon"));
+            eq("[digest nocolon, ip 127.0.0.1]", clients(h2.whoAmI()), "whoAmI after a digest without a colon");
+            bad.none(QUIET);
+        } finally {
+            h2.close();
+        }
+        Events world = new Events("world");
+        ZooKeeper h3 = connect("", world);
+        try {
+            h3.addAuthInfo("world", b("anyone"));
+            eq("None AuthFailed", world.next(WAIT), "auth with the world scheme");
+        } finally {
+            h3.close();
+        }
+    }
+
+    static void unicodePaths() throws Exception {
+        String r = "/unicode-paths";
+        mk(r);
+        // (The client refuses surrogate pairs in paths.)
+        List<String> names = list("\u00fcber", "\u65e5\u672c", "a b", "\u00e9t\u00e9", "z");
+        for (String n : names) {
+            eq(r + "/" + n, zk.create(r + "/" + n, b(n), OPEN, EPHEMERAL), "name " + n);
+        }
+        eq(sorted(names), sorted(zk.getChildren(r, false)), "children");
+        for (String n : names) {
+            eq(b(n), zk.getData(r + "/" + n, false, null), "data of " + n);
+        }
+        eq(list(r + "/\u00fcber"), zk.getEphemerals(r + "/\u00fc"), "getEphemerals with a non-ASCII prefix");
+        eq(names.size(), zk.getAllChildrenNumber(r), "getAllChildrenNumber");
+        Events w = new Events("w");
+        zk.getData(r + "/\u65e5\u672c", w, null);
+        zk.setData(r + "/\u65e5\u672c", b("x"), -1);
+        w.expect("NodeDataChanged " + r + "/\u65e5\u672c");
+        for (String n : names) {
+            zk.delete(r + "/" + n, -1);
+        }
+    }
+
+    /**
+     * addWatch PERSISTENT is a data and a child watch on the server; removing
+     * one kind of it is answered as Java 3.8.0 answers it.
+     */
+    static void persistentWatchPartialRemoval() throws Exception {
+        String r = "/persistent-watch-partial-removal";
+        mk(r);
+        Events w = new Events("w");
+        zk.addWatch(r, w, AddWatchMode.PERSISTENT);
+        KeeperException.Code children = code(() -> zk.removeWatches(r, w, WatcherType.Children, false));
+        KeeperException.Code data = code(() -> zk.removeWatches(r, w, WatcherType.Data, false));
+        zk.create(r + "/c", null, OPEN, PERSISTENT);
+        zk.setData(r, b("x"), -1);
+        List<String> seen = new ArrayList<>();
+        Thread.sleep(QUIET);
+        seen.addAll(w.drain());
+        eq("removal of the child part NOWATCHER, of the data part NOWATCHER, then [NodeChildrenChanged " + r + ", NodeDataChanged " + r + "]",
+                "removal of the child part " + children + ", of the data part " + data + ", then " + seen, "partial removal");
+        Events rw = new Events("rw");
+        zk.addWatch(r, rw, AddWatchMode.PERSISTENT_RECURSIVE);
+        KeeperException.Code rc = code(() -> zk.removeAllWatches(r, WatcherType.Children, false));
+        zk.setData(r + "/c", b("y"), -1);
+        Thread.sleep(QUIET);
+        eq("NOWATCHER [NodeDataChanged " + r + "/c]", rc + " " + rw.drain(), "child removal of a recursive watch");
+    }
+
+    /**
+     * A request frame of jute.maxbuffer (1 MiB - 1) bytes is served; one
+     * byte more and the server drops the connection.
+     */
+    static void requestSizeLimit() throws Exception {
+        String r = "/size";
+        zk.create(r, null, OPEN, PERSISTENT);
+        // setData frame: xid, type, path (4 + 5), data (4 + n), version.
+        int fits = 0xfffff - (4 + 4 + 4 + r.length() + 4 + 4);
+        Events ev = new Events("big");
+        ZooKeeper h = connect("", ev);
+        try {
+            h.setData(r, new byte[fits - 100], -1);
+            eq(fits - 100, h.exists(r, false).getDataLength(), "data length just under the limit");
+            fails(Code.CONNECTIONLOSS, "a frame over the limit", () -> h.setData(r, new byte[fits + 1], -1));
+            ev.waitState(KeeperState.SyncConnected, WAIT);
+            eq(fits - 100, h.exists(r, false).getDataLength(), "data after the refused frame");
+        } finally {
+            h.close();
         }
     }
 
