@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -192,4 +195,48 @@ func restoreJava(d *dataDirs, trustEmpty bool) (*restoredJava, error) {
 // openGozkStore opens the gozk store of d.
 func openGozkStore(d *dataDirs, readOnly bool) (*persistence.Store, error) {
 	return persistence.OpenStore(persistence.StoreOptions{DataDir: d.data, DataLogDir: d.log, ForceSync: true, ReadOnly: readOnly})
+}
+
+// sameTree reports the first difference between two trees: a node's data
+// (null and empty kept apart), ACL or stored stat, a node only in one, the
+// session tables, the last zxid.
+func sameTree(a, b *db.Tree) error {
+	if za, zb := a.LastProcessedZxid(), b.LastProcessedZxid(); za != zb {
+		return fmt.Errorf("last zxid 0x%x against 0x%x", za, zb)
+	}
+	type nodeRef struct {
+		data []byte
+		acl  []proto.ACL
+		stat proto.StatPersisted
+	}
+	nodes := make(map[string]nodeRef)
+	a.Walk(func(path string, data []byte, acl []proto.ACL, stat proto.StatPersisted) error {
+		nodes[path] = nodeRef{data, acl, stat}
+		return nil
+	})
+	err := b.Walk(func(path string, data []byte, acl []proto.ACL, stat proto.StatPersisted) error {
+		n, ok := nodes[path]
+		switch {
+		case !ok:
+			return fmt.Errorf("%q is only in the new tree", path)
+		case !bytes.Equal(n.data, data) || (n.data == nil) != (data == nil):
+			return fmt.Errorf("%q: the data differs", path)
+		case !slices.Equal(n.acl, acl):
+			return fmt.Errorf("%q: ACL %v against %v", path, n.acl, acl)
+		case n.stat != stat:
+			return fmt.Errorf("%q: stat %+v against %+v", path, n.stat, stat)
+		}
+		delete(nodes, path)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for p := range nodes {
+		return fmt.Errorf("%q is missing from the new tree", p)
+	}
+	if sa, sb := a.Sessions(), b.Sessions(); !maps.Equal(sa, sb) {
+		return fmt.Errorf("sessions %v against %v", sa, sb)
+	}
+	return nil
 }

@@ -143,9 +143,11 @@ func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, e
 	if err != nil {
 		return "", 0, fmt.Errorf("the exported directory does not load: %w", err)
 	}
-	if back.tree.LastProcessedZxid() != zxid || back.tree.NodeCount() != tree.NodeCount() || (tree.DigestEnabled() && back.tree.Digest() != tree.Digest()) || len(back.digests.mismatches) > 0 {
-		return "", 0, fmt.Errorf("the exported directory loads at 0x%x with %d znodes and digest %d, gozk has 0x%x, %d, %d",
-			back.tree.LastProcessedZxid(), back.tree.NodeCount(), back.tree.Digest(), zxid, tree.NodeCount(), tree.Digest())
+	if len(back.digests.mismatches) > 0 {
+		return "", 0, fmt.Errorf("the exported directory fails Java's digest check: %s", back.digests.mismatches[0])
+	}
+	if err := sameTree(tree, back.tree); err != nil {
+		return "", 0, fmt.Errorf("the exported directory loads to a tree other than gozk's: %w", err)
 	}
 	return path, zxid, nil
 }
