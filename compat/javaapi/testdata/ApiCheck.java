@@ -13,7 +13,9 @@ import static org.apache.zookeeper.CreateMode.PERSISTENT_SEQUENTIAL;
 import static org.apache.zookeeper.CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
 import static org.apache.zookeeper.CreateMode.PERSISTENT_WITH_TTL;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Arrays;
 import java.util.List;
 
@@ -31,6 +33,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooDefs.Ids;
 import org.apache.zookeeper.ZooDefs.Perms;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.HostProvider;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.ClientInfo;
 import org.apache.zookeeper.data.Id;
@@ -92,6 +95,7 @@ public final class ApiCheck extends Checks {
         add("unicode-paths", ApiCheck::unicodePaths);
         add("persistent-watch-partial-removal", ApiCheck::persistentWatchPartialRemoval);
         add("request-size-limit", ApiCheck::requestSizeLimit);
+        add("set-watches-catch-up", ApiCheck::setWatchesCatchUp);
         add("restart-recovery", ApiCheck::restartRecovery);
         runAll(Arrays.asList(args).subList(1, args.length));
         zk.close();
@@ -1425,6 +1429,130 @@ public final class ApiCheck extends Checks {
         } finally {
             wrong.close();
             keeper.close();
+        }
+    }
+
+    /**
+     * Gate is a HostProvider the check can shut: while shut, the handle is
+     * sent to a closed port and stays disconnected.
+     */
+    static final class Gate implements HostProvider {
+        volatile boolean shut;
+        final InetSocketAddress open, closed;
+
+        Gate() {
+            String[] hp = hosts.split(":");
+            open = new InetSocketAddress(hp[0], Integer.parseInt(hp[1]));
+            closed = new InetSocketAddress(hp[0], 1);
+        }
+
+        @Override
+        public int size() {
+            return 1;
+        }
+
+        @Override
+        public InetSocketAddress next(long spinDelay) {
+            if (shut) {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return closed;
+            }
+            return open;
+        }
+
+        @Override
+        public void onConnected() {
+        }
+
+        @Override
+        public boolean updateServerList(Collection<InetSocketAddress> servers, InetSocketAddress current) {
+            return false;
+        }
+    }
+
+    /**
+     * A handle is kept away from the server while others change what it
+     * watches; when it comes back, its setWatches tells the server the last
+     * zxid it saw and the server answers at once for what changed since.
+     * The handle is kept away by taking its session over with a second
+     * handle (the server drops its connection) whose own gate is then shut.
+     */
+    static void setWatchesCatchUp() throws Exception {
+        String r = "/set-watches-catch-up";
+        mk(r);
+        for (String p : list("/data", "/gone", "/kids", "/same", "/kids-gone", "/pdata", "/rkids")) {
+            zk.create(r + p, null, OPEN, PERSISTENT);
+        }
+        zk.create(r + "/kids-gone/c", null, OPEN, PERSISTENT);
+        Gate ga = new Gate(), gb = new Gate();
+        Events ea = new Events("away");
+        ZooKeeper away = new ZooKeeper(hosts, 8000, ea, false, ga);
+        ea.waitState(KeeperState.SyncConnected, WAIT);
+        Events wd = new Events("data"), wg = new Events("gone"), we = new Events("exists"), wk = new Events("kids"),
+                ws = new Events("same"), wkg = new Events("kids-gone"), wp = new Events("persistent"), wr = new Events("recursive");
+        away.getData(r + "/data", wd, null);
+        away.getData(r + "/gone", wg, null);
+        away.exists(r + "/new", we);
+        away.getChildren(r + "/kids", wk);
+        away.getData(r + "/same", ws, null);
+        away.getChildren(r + "/kids-gone/c", wkg);
+        away.addWatch(r + "/pdata", wp, AddWatchMode.PERSISTENT);
+        away.addWatch(r + "/rkids", wr, AddWatchMode.PERSISTENT_RECURSIVE);
+        Events wboth = new Events("persistent-beside-one-shot");
+        away.addWatch(r + "/data", wboth, AddWatchMode.PERSISTENT);
+        ga.shut = true;
+        Events eb = new Events("taker");
+        ZooKeeper taker = new ZooKeeper(hosts, 8000, eb, away.getSessionId(), away.getSessionPasswd(), false, gb);
+        try {
+            eb.waitState(KeeperState.SyncConnected, WAIT);
+            gb.shut = true;
+            ea.waitState(KeeperState.Disconnected, WAIT);
+            // Changes while the handle is away.
+            zk.setData(r + "/data", b("x"), -1);
+            zk.delete(r + "/gone", -1);
+            zk.create(r + "/new", null, OPEN, PERSISTENT);
+            zk.create(r + "/kids/k", null, OPEN, PERSISTENT);
+            zk.delete(r + "/kids-gone/c", -1);
+            zk.setData(r + "/pdata", b("x"), -1);
+            zk.create(r + "/rkids/k", null, OPEN, PERSISTENT);
+            // Back: the taker's connection is dropped in turn and cannot return.
+            ga.shut = false;
+            ea.waitState(KeeperState.SyncConnected, WAIT);
+            // Each watcher is told of the disconnection, the reconnection and
+            // what changed while away; an unchanged node fires nothing.
+            wd.expect("None Disconnected", "None SyncConnected", "NodeDataChanged " + r + "/data");
+            wg.expect("None Disconnected", "None SyncConnected", "NodeDeleted " + r + "/gone");
+            we.expect("None Disconnected", "None SyncConnected", "NodeCreated " + r + "/new");
+            wk.expect("None Disconnected", "None SyncConnected", "NodeChildrenChanged " + r + "/kids");
+            wkg.expect("None Disconnected", "None SyncConnected", "NodeDeleted " + r + "/kids-gone/c");
+            ws.expect("None Disconnected", "None SyncConnected");
+            // Persistent watches are put back but not caught up...
+            wp.expect("None Disconnected", "None SyncConnected");
+            wr.expect("None Disconnected", "None SyncConnected");
+            // ... though the client hands a catch-up event to every watcher
+            // at its path, a persistent one included.
+            wboth.expect("None Disconnected", "None SyncConnected", "NodeDataChanged " + r + "/data");
+            ws.none(QUIET);
+            wp.none(0);
+            wr.none(0);
+            zk.setData(r + "/same", b("y"), -1);
+            ws.expect("NodeDataChanged " + r + "/same");
+            zk.setData(r + "/pdata", b("z"), -1);
+            wp.expect("NodeDataChanged " + r + "/pdata");
+            zk.create(r + "/rkids/k2", null, OPEN, PERSISTENT);
+            wr.expect("NodeCreated " + r + "/rkids/k2");
+            zk.setData(r + "/data", b("z"), -1);
+            wboth.expect("NodeDataChanged " + r + "/data");
+            wd.none(0);
+        } finally {
+            // With its gate shut the taker cannot reach the server to close
+            // the session it shares with away.
+            taker.close();
+            away.close();
         }
     }
 
