@@ -13,9 +13,11 @@
 // Adler32 and seal (DecodeSnapshot accepts the 3.9 lastProcessedZxid
 // section after it too). The checksums are over the uncompressed bytes;
 // .gz files are gzip streams and .snappy files are snappy-java's
-// SnappyOutputStream framing (see xerial.go). ReadSnapshot streams a
-// snapshot through callbacks so that a tree of any size is never held in
-// memory twice; SnapshotWriter writes one the way FileSnap.serialize does.
+// SnappyOutputStream framing (see xerial.go). DecodeSnapshot (and
+// ReadSnapshotFile for a file) streams a snapshot through callbacks so that
+// a tree of any size is never held in memory twice; SnapshotWriter writes
+// one the way FileSnap.serialize does, byte for byte (the tests rewrite
+// snapshots Java 3.8.0 made and compare).
 //
 // # Txn logs
 //
@@ -24,12 +26,19 @@
 // preallocated size. LogFileReader reads one file with Java's end rules
 // (EOF, a zero length or a missing 'B' end the file; a checksum mismatch
 // is an error); ReadLogs walks a directory from a zxid with
-// FileTxnIterator's file selection; LogWriter writes a file Java reads.
+// FileTxnIterator's file selection; LogWriter writes a file as FileTxnLog
+// does, zero tail included.
+//
+// # Epochs
+//
+// ReadEpoch and WriteEpoch read and write acceptedEpoch and currentEpoch:
+// a decimal long, written through a .tmp file and a rename.
 //
 // # Restore
 //
 // Restore picks the newest snapshot that fully decodes (FileSnap's
 // findNValidSnapshots: at most 100 candidates, the tail check for plain
 // files, the magic for compressed ones) and then replays every later txn,
-// as FileTxnSnapLog.restore does; the caller supplies the data tree.
+// as FileTxnSnapLog.restore does; the caller supplies the data tree (see
+// cmd/gozk's data import, which also makes Java's digest checks).
 package zkfiles
