@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -541,7 +542,9 @@ func (s *Store) readTrailer(zxid int64) (trailer, error) {
 
 func (s *Store) readError(zxid int64, key []byte, err error) error {
 	if pebble.IsCorruptionError(err) {
-		return &CorruptionError{Store: s.snapDir, InSnapshot: true, Snapshot: zxid, Key: bytes.Clone(key), Reason: err.Error()}
+		// Pebble's message has a detail line meant for its own logs.
+		reason, _, _ := strings.Cut(err.Error(), "\n")
+		return &CorruptionError{Store: s.snapDir, InSnapshot: true, Snapshot: zxid, Key: bytes.Clone(key), Reason: reason}
 	}
 	return fmt.Errorf("persistence: reading snapshot 0x%x in %s: %w", zxid, s.snapDir, err)
 }
