@@ -1417,14 +1417,13 @@ static void check_reconnect_set_watches(void) {
     res_init(&r);
     zoo_async(h, "/", string_cb, &r);
     await(&r);
-    /* The order of the events SetWatches fires is the server's; compare
-     * the set, and the session events that come first. */
+    /* In the order they came: the session events, then what SetWatches
+     * fired (data, exist, child watches, in the order the client listed
+     * them), then the changes made after the return. */
     pthread_mutex_lock(&log.mu);
     int n = log.n - from;
     char *evs[MAX_EVENTS];
     for (int i = 0; i < n; i++) evs[i] = log.ev[from + i];
-    int sorted_from = n >= 2 ? 2 : n;
-    qsort(evs + sorted_from, n - sorted_from, sizeof(char *), cmpstr);
     char buf[4096];
     size_t k = 0;
     for (int i = 0; i < n && k < sizeof(buf); i++) {
