@@ -192,7 +192,7 @@ func (l *TxnLog) boundaryZxid(last bool) (int64, error) {
 	if found {
 		var ok bool
 		if zxid, ok = parseTxnKey(it.Key()); !ok || zxid <= 0 {
-			bad = &CorruptionError{Key: append([]byte(nil), it.Key()...), Reason: "not a txn key"}
+			bad = &CorruptionError{Store: l.storeDir, Key: append([]byte(nil), it.Key()...), Reason: "not a txn key"}
 		}
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
@@ -314,6 +314,7 @@ func (l *TxnLog) Replay(from int64, fn func(zxid int64, data []byte) error) erro
 	return l.scan(from, func(zxid int64, key, value []byte) error {
 		data, err := checkTxnValue(zxid, key, value)
 		if err != nil {
+			err.Store = l.storeDir
 			return err
 		}
 		return fn(zxid, data)
@@ -328,6 +329,7 @@ func (l *TxnLog) Verify(damaged func(*CorruptionError)) (int, error) {
 	err := l.scan(0, func(zxid int64, key, value []byte) error {
 		n++
 		if _, err := checkTxnValue(zxid, key, value); err != nil {
+			err.Store = l.storeDir
 			damaged(err)
 		}
 		return nil
@@ -360,7 +362,7 @@ func (l *TxnLog) scan(from int64, fn func(zxid int64, key, value []byte) error) 
 		key := it.Key()
 		zxid, ok := parseTxnKey(key)
 		if !ok || zxid <= 0 {
-			return &CorruptionError{Key: append([]byte(nil), key...), Reason: fmt.Sprintf("not a txn key (after txn 0x%x)", lastGood)}
+			return &CorruptionError{Store: l.storeDir, Key: append([]byte(nil), key...), Reason: fmt.Sprintf("not a txn key (after txn 0x%x)", lastGood)}
 		}
 		value, err := it.ValueAndErr()
 		if err != nil {
