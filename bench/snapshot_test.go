@@ -73,16 +73,16 @@ func TestSnapshotBench(t *testing.T) {
 		figs = append(figs, fig)
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "server\tznodes\tsnapshots\tsnapshot ms\twrite p99 during\tmax during\tp99 outside\tmax outside\tdisk MiB\trecovery ms\tRSS MiB\tRSS +5s MiB\t\n")
+	fmt.Fprintf(tw, "server\tznodes\tsnapshots\tsnapshot ms\twrite p99 during\tmax during\tp99 outside\tmax outside\tdisk MiB\trecovery ms\trecovery CPU s\tRSS MiB\tRSS +5s MiB\t\n")
 	for _, f := range figs {
 		var ms []string
 		for _, w := range f.Snapshots {
 			ms = append(ms, fmt.Sprintf("%.0f", w.Ms))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1fms\t%.1fms\t%.1fms\t%.1fms\t%d\t%.0f\t%d\t%d\t\n", f.Server, f.Znodes, len(f.Snapshots),
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.1fms\t%.1fms\t%.1fms\t%.1fms\t%d\t%.0f\t%.1f\t%d\t%d\t\n", f.Server, f.Znodes, len(f.Snapshots),
 			strings.Join(ms, ","), float64(f.During.P99Us)/1000, float64(f.During.MaxUs)/1000,
 			float64(f.Outside.P99Us)/1000, float64(f.Outside.MaxUs)/1000,
-			f.DiskBytes>>20, f.RecoveryMs, f.RSSAfterRecovery>>20, f.RSSAfterRecoverySettled>>20)
+			f.DiskBytes>>20, f.RecoveryMs, f.RecoveryCPUSeconds, f.RSSAfterRecovery>>20, f.RSSAfterRecoverySettled>>20)
 	}
 	tw.Flush()
 	if *snapJSON != "" {
