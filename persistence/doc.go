@@ -37,6 +37,33 @@
 // snapshot.N is a loop over its records, and ReadSnapshot hands them back
 // in Java's order.
 //
+// # Taking snapshots, recovery, purging
+//
+// The server (server/snapshot.go) asks for a snapshot when the sync stage
+// has logged snapCount/2 + random(snapCount/2) txns since the last one, as
+// Java does, and on demand (Server.TakeSnapshot). It copies the tree with
+// db.FuzzyWalk, which holds the tree's read lock for about a thousand
+// nodes at a time (well under a millisecond), so writes go on while a big
+// tree is written; the snapshot's zxid is the tree's at the start of the
+// walk, and its ZxidDigest the tree digest at the end. Replaying the txns
+// after the zxid makes the tree exact (db's Apply converges on txns already
+// reflected, as Java's does).
+//
+// Recovery (server.Recover, also run by `gozk data verify`) loads the
+// newest snapshot that reads back intact, replays the txns after it and
+// compares the snapshot's digest when replay reaches its zxid, then every
+// txn digest after that (txns imported from Java carry them). A damaged
+// snapshot is skipped for an older one only while the log still holds
+// every txn after the older one (PurgedBefore <= its zxid + 1); otherwise,
+// and for a damaged txn or a digest mismatch, the server refuses to start
+// with a message naming the snapshot, the key or the zxid. Java would also
+// fall back, but without checking that the log still has what the older
+// snapshot needs, and only logs digest mismatches.
+//
+// Purge (autopurge.snapRetainCount, at least 3, every
+// autopurge.purgeInterval hours, 0 = never, as in Java) keeps the newest
+// complete snapshots and every txn after the oldest kept one.
+//
 // # The txn log
 //
 // The sync stage hands TxnLog.Append a batch of txns, each the exact bytes
