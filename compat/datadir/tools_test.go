@@ -50,6 +50,12 @@ func TestDumpToolsMatchJava(t *testing.T) {
 				t.Errorf("%s: dump-log differs from TxnLogToolkit:\n%s", e.Name(), firstDiff(got, want))
 			}
 		case strings.HasPrefix(e.Name(), "snapshot."):
+			if ok, _ := zkfiles.IsValidSnapshot(path); !ok {
+				// Java was killed while writing it in the background;
+				// its restore skips such a file too.
+				t.Logf("skipping the incomplete %s", e.Name())
+				continue
+			}
 			snaps++
 			for _, d := range [][]string{nil, {"-d"}} {
 				want := string(runJavaTool(t, "org.apache.zookeeper.server.SnapshotFormatter", append(d, path)...))
