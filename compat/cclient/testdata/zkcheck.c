@@ -458,6 +458,21 @@ static void check_oversize(void) {
     emit("oversize", &l);
 }
 
+/* timeouts: the session timeout the server grants for requests below,
+ * inside and above its bounds (2 and 20 ticks). */
+static void check_timeouts(void) {
+    line_t l = {0};
+    static const int asked[] = {2000, 3999, 4000, 10000, 40000, 40001, 600000};
+    for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+        evlog_t log;
+        evlog_init(&log);
+        zhandle_t *h = connect_to(asked[i], &log, NULL);
+        add(&l, "%d->%d", asked[i], zoo_recv_timeout(h));
+        zookeeper_close(h);
+    }
+    emit("timeouts", &l);
+}
+
 static void check_connect(void) {
     line_t l = {0};
     add(&l, "state=%s timeout=%d", state_name(zoo_state(zh)), zoo_recv_timeout(zh));
@@ -1586,6 +1601,7 @@ int main(int argc, char **argv) {
     zh2 = connect_to(10000, &glog2, NULL);
 
     check_connect();
+    check_timeouts();
     check_create_modes();
     check_create_ttl();
     check_create_errors();
