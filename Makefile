@@ -30,12 +30,12 @@ STATICCHECK := $(TOOLS)/staticcheck
 .PHONY: setup interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
 
 # Debian packages the interop tests drive: Apache ZooKeeper 3.8.0 (the
-# oracle), its Java client jars and zkCli, Curator, the C client (cli_st,
-# cli_mt, load_gen and the headers and library for our C test program),
-# kazoo, the servlet API that Java's AdminServer needs, and a JDK to compile
-# the Java test programs.
+# oracle), its Java client jars and zkCli, Curator, the C client (cli_mt and
+# load_gen, Debian has no cli_st; the headers and library for our C test
+# program, and gcc to build it), kazoo, the servlet API that Java's
+# AdminServer needs, and a JDK to compile the Java test programs.
 INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java libzookeeper-mt-dev \
-	libcurator-framework-java libcurator-recipes-java libservlet-api-java python3-kazoo default-jdk-headless
+	libcurator-framework-java libcurator-recipes-java libservlet-api-java python3-kazoo default-jdk-headless gcc libc6-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 setup: interop-deps
