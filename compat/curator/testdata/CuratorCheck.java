@@ -323,6 +323,16 @@ public final class CuratorCheck extends Checks {
         m.release();
         check(other.acquire(WAIT, TimeUnit.MILLISECONDS), "the lock did not pass on");
         other.release();
+        // Curator makes the lock's parent a container: once its last lock
+        // node is gone the server reaps it.
+        eq(0L, cs.get(2).checkExists().forPath(path).getEphemeralOwner(), "owner shown for the container");
+        waitFor("the lock's container to be reaped", () -> {
+            try {
+                return cs.get(2).checkExists().forPath(path) == null;
+            } catch (Exception e) {
+                return false;
+            }
+        });
         close(cs);
     }
 
@@ -555,6 +565,14 @@ public final class CuratorCheck extends Checks {
         return -1;
     }
 
+    static int participants(LeaderLatch l) {
+        try {
+            return l.getParticipants().size();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     static void leaderLatch() throws Exception {
         String path = "/leader-latch";
         List<CuratorFramework> cs = clients(3);
@@ -567,7 +585,7 @@ public final class CuratorCheck extends Checks {
             ls.add(l);
             l.start();
         }
-        waitFor("one leader", () -> leaders(ls) == 1);
+        waitFor("one leader among three participants", () -> leaders(ls) == 1 && participants(ls.get(0)) == 3);
         int first = leaderIndex(ls);
         for (LeaderLatch l : ls) {
             eq("c" + first, l.getLeader().getId(), "leader seen by each latch");
@@ -581,13 +599,7 @@ public final class CuratorCheck extends Checks {
         waitFor("a new leader", () -> leaders(ls) == 1 && leaderIndex(ls) != first);
         int second = leaderIndex(ls);
         st.await(ConnectionState.RECONNECTED);
-        waitFor("the expired client to rejoin", () -> {
-            try {
-                return ls.get(second).getParticipants().size() == 3;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        waitFor("the expired client to rejoin", () -> participants(ls.get(second)) == 3);
         eq(second, leaderIndex(ls), "the leader after the expired client rejoined");
         // The leader leaves: the next one leads.
         ls.get(second).close();
