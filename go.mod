@@ -6,7 +6,6 @@ require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/golang/snappy v1.0.0
-	github.com/golang/snappy v1.0.0
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/prometheus/client_golang v1.20.5
 	github.com/rs/zerolog v1.34.0
