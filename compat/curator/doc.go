@@ -22,9 +22,10 @@
 // lock, semaphore, leader, node and group tests: the lock or leadership
 // moves to another client and the expired one recovers with a new session.
 // mutex-no-herd checks that releasing an InterProcessMutex wakes exactly
-// one of N waiters: each waiter holds one data watch, on its predecessor,
-// and after a release the other waiters' watches are still in place (the
-// server fired no watch but the next waiter's).
+// one of N waiters: each waiter holds one data watch, on its predecessor;
+// the server's wchp shows one session watching each lock node but the
+// last; and after a release the other waiters' watches are still in place
+// (the server fired no watch but the next waiter's).
 //
 // Every check was first seen to pass against Java; one that fails against
 // Java is a wrong check.

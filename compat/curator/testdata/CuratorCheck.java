@@ -370,6 +370,9 @@ public final class CuratorCheck extends Checks {
                         && watchesOr(cs.get(k), "Data").size() == 1);
             }
             List<String> nodes = children(cs.get(0), path);
+            // The server's view (wchp): each node but the last is watched by
+            // one session, the next waiter's.
+            eq(list(1, 1, 1, 1, 0), watchCounts(path, nodes), "sessions watching each lock node");
             for (int i = 1; i <= waiters; i++) {
                 eq(list(path + "/" + nodes.get(i - 1)), watches(cs.get(i), "Data"), "waiter " + i + "'s data watches");
                 eq(list(), watches(cs.get(i), "Child"), "waiter " + i + "'s child watches");
@@ -383,6 +386,7 @@ public final class CuratorCheck extends Checks {
             for (int i = 2; i <= waiters; i++) {
                 eq(list(path + "/" + nodes.get(i - 1)), watches(cs.get(i), "Data"), "waiter " + i + "'s watch after the release");
             }
+            eq(list(1, 1, 1, 0), watchCounts(path, nodes.subList(1, nodes.size())), "sessions watching each lock node after the release");
             for (int i = 0; i < waiters; i++) {
                 release.get(i).countDown();
                 if (i + 1 < waiters) {
@@ -394,6 +398,35 @@ public final class CuratorCheck extends Checks {
             ex.shutdownNow();
         }
         close(cs);
+    }
+
+    /** fourLetterWord sends a four-letter word to the server and returns its answer. */
+    static String fourLetterWord(String word) throws Exception {
+        String[] hp = hosts.split(":");
+        try (java.net.Socket sock = new java.net.Socket(hp[0], Integer.parseInt(hp[1]))) {
+            sock.setSoTimeout((int) WAIT);
+            sock.getOutputStream().write(word.getBytes(StandardCharsets.US_ASCII));
+            return new String(sock.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** watchCounts returns, for each node under parent, how many sessions watch it (wchp). */
+    static List<Integer> watchCounts(String parent, List<String> nodes) throws Exception {
+        Map<String, Integer> byPath = new HashMap<>();
+        String current = null;
+        for (String line : fourLetterWord("wchp").split("\n")) {
+            if (line.startsWith("/")) {
+                current = line.trim();
+                byPath.put(current, 0);
+            } else if (current != null && line.trim().startsWith("0x")) {
+                byPath.merge(current, 1, Integer::sum);
+            }
+        }
+        List<Integer> out = new ArrayList<>();
+        for (String n : nodes) {
+            out.add(byPath.getOrDefault(parent + "/" + n, 0));
+        }
+        return out;
     }
 
     static List<String> watchesOr(CuratorFramework c, String kind) {
