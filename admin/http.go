@@ -170,12 +170,15 @@ func (c *Commands) cmdConfiguration(s *server.Server, _ map[string]string) obj {
 
 func (c *Commands) cmdDump(s *server.Server, _ map[string]string) obj {
 	exp := obj{}
+	// Java keys the buckets by its monotonic millisecond clock, the one
+	// cons's lresp uses; gozk's buckets are in wall time.
+	toMono := server.MonoMillis() - time.Now().UnixMilli()
 	for _, b := range s.SessionBuckets() {
 		ids := make([]any, 0, len(b.Sessions))
 		for _, id := range b.Sessions {
 			ids = append(ids, id)
 		}
-		exp = append(exp, kv{strconv.FormatInt(b.At, 10), ids})
+		exp = append(exp, kv{strconv.FormatInt(b.At+toMono, 10), ids})
 	}
 	eph := s.Ephemerals()
 	paths := obj{}
@@ -314,9 +317,10 @@ type AdminServerConfig struct {
 
 // HTTPServer is a running AdminServer or metrics endpoint.
 type HTTPServer struct {
-	srv  *http.Server
-	addr net.Addr
-	done chan struct{}
+	srv     *http.Server
+	addr    net.Addr
+	done    chan struct{}
+	onClose func()
 }
 
 // Addr is the bound address.
@@ -329,6 +333,9 @@ func (h *HTTPServer) Close() error {
 	defer cancel()
 	err := h.srv.Shutdown(ctx)
 	<-h.done
+	if h.onClose != nil {
+		h.onClose()
+	}
 	return err
 }
 
@@ -366,6 +373,11 @@ func (c *Commands) StartAdminServer(cfg AdminServerConfig) (*HTTPServer, error) 
 	url := strings.TrimSuffix(cfg.CommandURL, "/")
 	mux := http.NewServeMux()
 	handler := func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			// Java's CommandServlet only implements GET.
+			http.Error(w, "HTTP method "+r.Method+" is not supported by this URL", http.StatusMethodNotAllowed)
+			return
+		}
 		rest, ok := strings.CutPrefix(r.URL.Path, url)
 		if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
 			http.NotFound(w, r)

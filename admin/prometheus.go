@@ -1,9 +1,12 @@
 package admin
 
 import (
+	"math"
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -19,6 +22,15 @@ var (
 	basicQuantiles    = []float64{0.5}
 )
 
+// The quantiles of Java's Prometheus summaries cover the last 10 minutes
+// (client_java's default maxAge, in 5 age buckets); gozk keeps the
+// cumulative histograms of the last windowSlots rotations and exports
+// quantiles over the values recorded since the oldest.
+const (
+	windowSlots  = 5
+	windowRotate = 2 * time.Minute
+)
+
 // collector exports the catalog on each scrape: gauges as gauges,
 // counters as counters (named as in Java, without _total), summaries as
 // summaries with Java's quantiles. Reading happens at scrape time only;
@@ -26,6 +38,40 @@ var (
 type collector struct {
 	c     *Commands
 	descs map[string]*prometheus.Desc
+
+	mu    sync.Mutex
+	slots [windowSlots]map[string]server.SummarySnapshot // ring of past snapshots
+	next  int
+}
+
+// rotate remembers the summaries as they are now; the oldest snapshot
+// kept is the start of the quantiles' window.
+func (col *collector) rotate() {
+	s := col.c.srv.Load()
+	if s == nil {
+		return
+	}
+	snaps := map[string]server.SummarySnapshot{}
+	for name, sm := range s.Metrics().Summaries() {
+		snaps[name] = sm.Snapshot()
+	}
+	col.mu.Lock()
+	col.slots[col.next] = snaps
+	col.next = (col.next + 1) % windowSlots
+	col.mu.Unlock()
+}
+
+// windowStart is the oldest snapshot of a summary still in the window.
+func (col *collector) windowStart(name string) (server.SummarySnapshot, bool) {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for i := 0; i < windowSlots; i++ {
+		if m := col.slots[(col.next+i)%windowSlots]; m != nil {
+			snap, ok := m[name]
+			return snap, ok
+		}
+	}
+	return server.SummarySnapshot{}, false
 }
 
 func newCollector(c *Commands) *collector {
@@ -65,15 +111,17 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 			if e.kind == kindAdvancedSummary {
 				qs = advancedQuantiles
 			}
+			window := snap
+			if start, ok := col.windowStart(e.name); ok {
+				window = snap.Since(start)
+			}
 			quantiles := make(map[float64]float64, len(qs))
 			for _, q := range qs {
-				// Java's basic summaries have no histogram behind them
-				// in gozk: their median is the average.
-				if e.kind == kindAdvancedSummary {
-					quantiles[q] = float64(snap.Quantile(q))
-				} else {
-					quantiles[q] = snap.Avg()
+				if window.Count == 0 {
+					quantiles[q] = math.NaN() // as client_java reports an empty window
+					continue
 				}
+				quantiles[q] = float64(window.Quantile(q))
 			}
 			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), quantiles)
 		}
@@ -103,14 +151,16 @@ type MetricsConfig struct {
 }
 
 // Registry returns a Prometheus registry with the server's metrics (and
-// the runtime's when asked).
-func (c *Commands) Registry(exportRuntime bool) *prometheus.Registry {
+// the runtime's when asked), and the collector whose window must be
+// rotated every windowRotate.
+func (c *Commands) registry(exportRuntime bool) (*prometheus.Registry, *collector) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(newCollector(c))
+	col := newCollector(c)
+	reg.MustRegister(col)
 	if exportRuntime {
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	return reg
+	return reg, col
 }
 
 // StartMetrics serves /metrics as 3.8.0's PrometheusMetricsProvider does.
@@ -118,7 +168,32 @@ func (c *Commands) StartMetrics(cfg MetricsConfig) (*HTTPServer, error) {
 	if cfg.Host == "" {
 		cfg.Host = "0.0.0.0"
 	}
+	reg, col := c.registry(cfg.ExportRuntime)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(c.Registry(cfg.ExportRuntime), promhttp.HandlerOpts{}))
-	return serveHTTP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), mux, 0)
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	h, err := serveHTTP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), mux, 0)
+	if err != nil {
+		return nil, err
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		col.rotate()
+		t := time.NewTicker(windowRotate)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				col.rotate()
+			}
+		}
+	}()
+	h.onClose = func() {
+		close(stop)
+		<-done
+	}
+	return h, nil
 }

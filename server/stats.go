@@ -107,8 +107,10 @@ type summaryShard struct {
 }
 
 // Summary is Java's AvgMinMaxCounter (basic) or, with percentiles,
-// AvgMinMaxPercentileCounter (advanced): count, sum, min, max and, for
-// advanced ones, a histogram from which percentiles are read.
+// AvgMinMaxPercentileCounter (advanced): count, sum, min, max and a
+// histogram from which percentiles are read (mntr shows them for advanced
+// summaries; Prometheus exports quantiles of both kinds, as Java's
+// provider does).
 type Summary struct {
 	Name     string
 	Advanced bool
@@ -119,10 +121,7 @@ type Summary struct {
 
 // NewSummary returns an empty summary.
 func NewSummary(name string, advanced bool) *Summary {
-	s := &Summary{Name: name, Advanced: advanced}
-	if advanced {
-		s.hist = new([statShards][histBuckets]atomic.Int64)
-	}
+	s := &Summary{Name: name, Advanced: advanced, hist: new([statShards][histBuckets]atomic.Int64)}
 	s.min.Store(math.MaxInt64)
 	s.max.Store(math.MinInt64)
 	return s
@@ -170,7 +169,25 @@ func (s *Summary) Reset() {
 // SummarySnapshot is a summary's values at one moment.
 type SummarySnapshot struct {
 	Count, Sum, Min, Max int64
-	counts               []int64 // histogram, advanced summaries only
+	counts               []int64 // histogram
+}
+
+// Since returns the values recorded after older was taken, for quantiles
+// over a recent window; Min and Max stay those of a (the histogram's
+// buckets are clamped to them). If the summary was reset in between, a
+// is returned as it is.
+func (a SummarySnapshot) Since(older SummarySnapshot) SummarySnapshot {
+	if older.Count > a.Count || len(older.counts) != len(a.counts) {
+		return a
+	}
+	out := SummarySnapshot{Count: a.Count - older.Count, Sum: a.Sum - older.Sum, Min: a.Min, Max: a.Max, counts: make([]int64, len(a.counts))}
+	for i := range a.counts {
+		out.counts[i] = a.counts[i] - older.counts[i]
+		if out.counts[i] < 0 {
+			return a
+		}
+	}
+	return out
 }
 
 // Snapshot reads the summary. Min and Max are 0 while it is empty, as in
@@ -221,7 +238,7 @@ func (a SummarySnapshot) Avg() float64 {
 
 // Quantile returns the value at quantile q (0..1) from the histogram, the
 // lower bound of the bucket holding it (exact below 128), clamped to
-// [Min, Max]; 0 when empty or for a basic summary.
+// [Min, Max]; 0 when empty.
 func (a SummarySnapshot) Quantile(q float64) int64 {
 	var total int64
 	for _, c := range a.counts {
