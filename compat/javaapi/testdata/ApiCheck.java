@@ -62,6 +62,7 @@ public final class ApiCheck extends Checks {
         add("acl", ApiCheck::acl);
         add("auth-digest", ApiCheck::authDigest);
         add("auth-failed", ApiCheck::authFailed);
+        add("acl-validation", ApiCheck::aclValidation);
         add("whoami", ApiCheck::whoAmI);
         add("children", ApiCheck::children);
         add("all-children-number", ApiCheck::allChildrenNumber);
@@ -415,6 +416,54 @@ public final class ApiCheck extends Checks {
             alice.close();
             other.close();
         }
+    }
+
+    /** Which ACL entries create and setACL accept, and what ip entries grant. */
+    static void aclValidation() throws Exception {
+        String r = "/acl-validation";
+        mk(r);
+        String[][] cases = {
+            {"world", "anyone", "OK"}, {"world", "bob", "INVALIDACL"}, {"world", "", "INVALIDACL"},
+            {"digest", "u:hash", "OK"}, {"digest", "nocolon", "INVALIDACL"}, {"digest", "a:b:c", "INVALIDACL"},
+            {"digest", ":x", "OK"}, {"digest", "u:", "INVALIDACL"},
+            {"ip", "127.0.0.1", "OK"}, {"ip", "127.0.0.0/8", "OK"}, {"ip", "10.1.2.3/32", "OK"},
+            {"ip", "300.1.1.1", "INVALIDACL"}, {"ip", "127.0.0.1/33", "INVALIDACL"}, {"ip", "not-an-ip", "INVALIDACL"},
+            {"ip", "::1", "INVALIDACL"}, {"ip", "127.0.0.1/0", "OK"},
+            {"super", "x", "INVALIDACL"}, {"auth", "", "INVALIDACL"}, {"sasl", "user", "INVALIDACL"},
+            {"x509", "CN=a", "INVALIDACL"}, {"nosuch", "x", "INVALIDACL"},
+        };
+        List<String> mismatches = new ArrayList<>();
+        int i = 0;
+        for (String[] c : cases) {
+            List<ACL> acl = Arrays.asList(new ACL(Perms.ALL, new Id(c[0], c[1])));
+            Code got = code(() -> zk.create(r + "/n", null, acl, PERSISTENT));
+            if (got == Code.OK) {
+                zk.delete(r + "/n", -1);
+            }
+            String target = r + "/s" + i;
+            zk.create(target, null, OPEN, PERSISTENT);
+            Code set = code(() -> zk.setACL(target, acl, -1));
+            if (!got.name().equals(c[2]) || !set.name().equals(c[2])) {
+                mismatches.add(c[0] + ":" + c[1] + " create " + got + " setACL " + set + " (want " + c[2] + ")");
+            }
+            i++;
+        }
+        check(mismatches.isEmpty(), "%s", mismatches);
+        // Permission 0 and unknown bits are stored as given.
+        List<ACL> odd = Arrays.asList(new ACL(0, Ids.ANYONE_ID_UNSAFE), new ACL(Perms.READ | 64, new Id("ip", "127.0.0.1")));
+        zk.create(r + "/odd", null, odd, PERSISTENT);
+        eq(odd, zk.getACL(r + "/odd", null), "ACL with odd permissions");
+        eq(null, zk.getData(r + "/odd", false, null), "read through the ip entry");
+        fails(Code.NOAUTH, "write with READ alone", () -> zk.setData(r + "/odd", b("x"), -1));
+        // ip entries: a range that holds the client, one that does not.
+        zk.create(r + "/in", null, Arrays.asList(new ACL(Perms.READ, new Id("ip", "127.0.0.0/8"))), PERSISTENT);
+        zk.create(r + "/out", null, Arrays.asList(new ACL(Perms.READ, new Id("ip", "10.0.0.0/8"))), PERSISTENT);
+        eq(null, zk.getData(r + "/in", false, null), "read granted by 127.0.0.0/8");
+        fails(Code.NOAUTH, "read refused by 10.0.0.0/8", () -> zk.getData(r + "/out", false, null));
+        // Duplicate entries are kept as given.
+        List<ACL> dup = Arrays.asList(new ACL(Perms.READ, Ids.ANYONE_ID_UNSAFE), new ACL(Perms.READ, Ids.ANYONE_ID_UNSAFE));
+        zk.create(r + "/dup", null, dup, PERSISTENT);
+        eq(dup, zk.getACL(r + "/dup", null), "duplicate ACL entries");
     }
 
     static List<ACL> sortedAcl(List<ACL> l) {
