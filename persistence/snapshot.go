@@ -108,11 +108,7 @@ func kindName(kind byte) string {
 // chunkChecksum covers the key too, so a chunk found under another key is
 // caught.
 func chunkChecksum(key, payload []byte) uint32 {
-	return crc32Update(crc32Update(0, key), payload)
-}
-
-func crc32Update(crc uint32, b []byte) uint32 {
-	return crc32.Update(crc, castagnoli, b)
+	return crc32.Update(crc32.Update(0, castagnoli, key), castagnoli, payload)
 }
 
 // SnapshotInfo describes a snapshot.
