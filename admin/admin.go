@@ -314,7 +314,7 @@ func (c *Commands) environment() []kv {
 		{"host.name", host},
 		{"java.version", runtime.Version()},
 		{"java.vendor", "<NA>"},
-		{"java.home", naIfEmpty(runtime.GOROOT())},
+		{"java.home", "<NA>"},
 		{"java.class.path", naIfEmpty(exe)},
 		{"java.library.path", "<NA>"},
 		{"java.io.tmpdir", os.TempDir()},

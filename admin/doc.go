@@ -27,6 +27,30 @@
 // 3.8.0, and the rest names the gozk build. srvr, stat, mntr, envi and the
 // AdminServer print the same string (see FullVersion).
 //
+// Where 3.8.0's order comes from a hash map of strings or longs (wchp's
+// paths, the paths of a session in wchc and dump, dump's sessions with
+// ephemerals), gozk emulates Java's HashMap iteration order; where it
+// comes from a map of objects (connections, watchers), no order is
+// promised, as in Java.
+//
+// Known differences from 3.8.0, seen with its own server as the oracle
+// (compat/monitor):
+//
+//   - mntr with the Prometheus provider: Java then prints the Prometheus
+//     samples (zk_readlatency{quantile="0.5"}, JVM metrics, ...); gozk keeps
+//     the default provider's keys, which every mntr consumer parses.
+//   - Per-namespace summaries (zk_*_<ns>_read_per_namespace,
+//     ..._write_per_namespace) and the quota gauge sets are not recorded.
+//   - Metrics of Java's own pipeline stages (prep_processor_queue_time_ms,
+//     commit processor, response caches, ...) and of ensembles read 0.
+//   - dump drops empty expiry buckets (Java prints them as "0 expire at").
+//   - envi: the JVM keys carry Go's values or <NA> (java.version is the Go
+//     version, java.class.path the executable); os.memory.* are the Go
+//     heap's idle bytes and the memory obtained from the OS.
+//   - conf and configuration name <dataDir>/version-2 as Java does;
+//     dataDirSize and dataLogSize are the sizes of everything under
+//     dataDir and dataLogDir (gozk's store is beside version-2/).
+//
 // The package only reads the server through its exported accessors and
 // renders; the server owns the statistics.
 package admin
