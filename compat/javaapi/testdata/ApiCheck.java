@@ -460,10 +460,10 @@ public final class ApiCheck extends Checks {
         zk.create(r + "/out", null, Arrays.asList(new ACL(Perms.READ, new Id("ip", "10.0.0.0/8"))), PERSISTENT);
         eq(null, zk.getData(r + "/in", false, null), "read granted by 127.0.0.0/8");
         fails(Code.NOAUTH, "read refused by 10.0.0.0/8", () -> zk.getData(r + "/out", false, null));
-        // Duplicate entries are kept as given.
+        // Duplicate entries are stored once.
         List<ACL> dup = Arrays.asList(new ACL(Perms.READ, Ids.ANYONE_ID_UNSAFE), new ACL(Perms.READ, Ids.ANYONE_ID_UNSAFE));
         zk.create(r + "/dup", null, dup, PERSISTENT);
-        eq(dup, zk.getACL(r + "/dup", null), "duplicate ACL entries");
+        eq(Ids.READ_ACL_UNSAFE, zk.getACL(r + "/dup", null), "duplicate ACL entries");
     }
 
     static List<ACL> sortedAcl(List<ACL> l) {
