@@ -41,8 +41,9 @@ import (
 // A snapshot is written as one sstable and ingested into the store in one
 // atomic step: after a crash it is either wholly there or not at all, and
 // writing it costs one sequential write of the data, no WAL, no memtable.
-// Nodes are streamed to the table as they come; ACLs and sessions are kept
-// in memory and written after them, which is why the kinds are numbered so.
+// Nodes are streamed to the table as they come; ACL and session chunks are
+// kept in memory and written after them, which is why the kinds are
+// numbered so.
 const (
 	kindNodes    byte = 1
 	kindACLs     byte = 2
@@ -155,6 +156,17 @@ type SnapshotWriter struct {
 	done     bool
 	// replace: a damaged snapshot at the same zxid is deleted first.
 	replace bool
+	// held are the sealed ACL and session chunks, written after the
+	// nodes (their keys sort after the nodes').
+	held []heldChunk
+}
+
+type heldChunk struct{ key, value []byte }
+
+// hold keeps a sealed chunk for Commit.
+func (w *SnapshotWriter) hold(key, value []byte) error {
+	w.held = append(w.held, heldChunk{key, bytes.Clone(value)})
+	return nil
 }
 
 // chunker packs records of one kind into chunks.
@@ -307,7 +319,9 @@ func (w *SnapshotWriter) AddACL(e *proto.ACLCacheEntry) error {
 	w.enc.Reset()
 	e.Encode(&w.enc)
 	w.aclCnt++
-	w.acls.add(w.enc.Bytes()) // written at Commit
+	if w.acls.add(w.enc.Bytes()) {
+		return w.acls.close(w.zxid, w.hold)
+	}
 	return nil
 }
 
@@ -319,7 +333,9 @@ func (w *SnapshotWriter) AddSession(sess proto.SnapshotSession) error {
 	w.enc.Reset()
 	sess.Encode(&w.enc)
 	w.sessCnt++
-	w.sessions.add(w.enc.Bytes())
+	if w.sessions.add(w.enc.Bytes()) {
+		return w.sessions.close(w.zxid, w.hold)
+	}
 	return nil
 }
 
@@ -351,10 +367,16 @@ func (w *SnapshotWriter) Commit(digest *proto.ZxidDigest) (SnapshotInfo, error) 
 	}
 	err := w.nodes.close(w.zxid, w.put)
 	if err == nil {
-		err = w.closeBuffered(&w.acls)
+		err = w.acls.close(w.zxid, w.hold)
 	}
 	if err == nil {
-		err = w.closeBuffered(&w.sessions)
+		err = w.sessions.close(w.zxid, w.hold)
+	}
+	slices.SortFunc(w.held, func(a, b heldChunk) int { return bytes.Compare(a.key, b.key) })
+	for _, c := range w.held {
+		if err == nil {
+			err = w.put(c.key, c.value)
+		}
 	}
 	if err == nil {
 		t := trailer{
@@ -396,34 +418,6 @@ func (w *SnapshotWriter) Commit(digest *proto.ZxidDigest) (SnapshotInfo, error) 
 		return SnapshotInfo{}, fmt.Errorf("persistence: adding snapshot 0x%x to %s: %w", w.zxid, w.s.snapDir, err)
 	}
 	return info, nil
-}
-
-// closeBuffered writes a kind kept in memory as chunks of chunkTarget.
-func (w *SnapshotWriter) closeBuffered(c *chunker) error {
-	payload := bytes.Clone(c.buf[checksumLen:])
-	c.buf = c.buf[:checksumLen]
-	r := jute.NewReader(payload)
-	r.SetLimit(math.MaxInt32)
-	start := 0
-	for r.Remaining() > 0 {
-		if c.kind == kindACLs {
-			var e proto.ACLCacheEntry
-			e.Decode(r)
-		} else {
-			var sess proto.SnapshotSession
-			sess.Decode(r)
-		}
-		if r.Err() != nil {
-			return r.Err()
-		}
-		if c.add(payload[start:r.Offset()]) {
-			if err := c.close(w.zxid, w.put); err != nil {
-				return err
-			}
-		}
-		start = r.Offset()
-	}
-	return c.close(w.zxid, w.put)
 }
 
 // Abort drops the snapshot being written. It is a no-op after Commit.

@@ -102,9 +102,16 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	s := openTestStore(t, StoreOptions{DataDir: dir + "/data", DataLogDir: dir + "/log"})
 	ts := makeTestSnapshot(5000)
+	// Enough sessions and ACLs for several chunks of each.
+	for i := 0; i < 20000; i++ {
+		ts.sessions = append(ts.sessions, proto.SnapshotSession{Id: int64(0x200 + i), Timeout: int32(i)})
+	}
+	for i := 3; i < 3000; i++ {
+		ts.acls = append(ts.acls, proto.ACLCacheEntry{Id: int64(i), Acl: []proto.ACL{{Perms: 1, Id: proto.Id{Scheme: "ip", Id: fmt.Sprintf("10.0.%d.%d", i/256, i%256)}}}})
+	}
 	digest := &proto.ZxidDigest{Zxid: 0x1234, DigestVersion: 2, Digest: 987654321}
 	info := ts.write(t, s, 0x1200, digest)
-	if info.Nodes != 5000 || info.ACLs != 2 || info.Sessions != 2 {
+	if info.Nodes != 5000 || info.ACLs != 2999 || info.Sessions != 20002 {
 		t.Fatalf("info %+v", info)
 	}
 	got, rinfo, err := readTestSnapshot(s, 0x1200)
