@@ -26,6 +26,7 @@ type benchClient struct {
 	out jute.Writer
 	xid int32
 	buf []byte
+	len [4]byte
 }
 
 func dialBench(b *testing.B, s *Server) *benchClient {
@@ -69,11 +70,10 @@ func (c *benchClient) flush(b *testing.B) {
 
 // read returns the next frame, valid until the next read.
 func (c *benchClient) read(b *testing.B) []byte {
-	var lb [4]byte
-	if _, err := io.ReadFull(c.br, lb[:]); err != nil {
+	if _, err := io.ReadFull(c.br, c.len[:]); err != nil {
 		b.Fatal(err)
 	}
-	n := int(binary.BigEndian.Uint32(lb[:]))
+	n := int(binary.BigEndian.Uint32(c.len[:]))
 	if cap(c.buf) < n {
 		c.buf = make([]byte, n)
 	}

@@ -33,6 +33,10 @@ type connection struct {
 	outstanding      atomic.Int64
 	fourLetter       atomic.Bool // the connection asked a four-letter word
 
+	// heldByFinal is the final stage's own mark: it holds the connection's
+	// output while applying a batch (see finalLoop).
+	heldByFinal bool
+
 	stats connStats
 	hint  uint64 // picks the shard of the server's counters (netio.Conn.ID)
 }
@@ -60,6 +64,23 @@ func (c *connection) reply(xid int32, zxid int64, err proto.ErrCode, body jute.R
 	if body != nil && err == proto.ErrOK {
 		body.Encode(w)
 	}
+	c.sendReply(w, xid, zxid)
+}
+
+// beginReply starts a successful reply whose body the caller encodes
+// into the returned writer before sendReply. Hot paths use this pair
+// instead of reply: a body passed as a jute.Record escapes to the heap, one
+// allocation per reply.
+func (c *connection) beginReply(xid int32, zxid int64) *jute.Writer {
+	w := writerPool.Get().(*jute.Writer)
+	w.Reset()
+	hdr := proto.ReplyHeader{Xid: xid, Zxid: zxid}
+	hdr.Encode(w)
+	return w
+}
+
+// sendReply sends the reply encoded in w and recycles w.
+func (c *connection) sendReply(w *jute.Writer, xid int32, zxid int64) {
 	_ = c.nc.Send(w.Bytes())
 	c.srv.mon.sent(c, w.Len(), xid, zxid, true)
 	if w.Len() <= 64<<10 {

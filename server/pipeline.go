@@ -158,11 +158,48 @@ func (s *Server) syncLoop() {
 }
 
 // finalLoop applies txns in zxid order and answers.
+// The connections answered while applying what sync handed over in one go
+// are held (netio.Conn.Hold) and released together, at most
+// maxHeldApplies requests later: each then gets its answers in one write,
+// made directly from this goroutine when the connection is idle.
 func (s *Server) finalLoop() {
 	defer close(s.finalDone)
+	var held []*connection
 	for r := range s.finalCh {
-		s.apply(r)
+		held = s.applyHolding(r, held)
+	more:
+		for n := 1; n < maxHeldApplies; n++ {
+			select {
+			case r, ok := <-s.finalCh:
+				if !ok {
+					break more
+				}
+				held = s.applyHolding(r, held)
+			default:
+				break more
+			}
+		}
+		for i, c := range held {
+			c.heldByFinal = false
+			c.nc.Release()
+			held[i] = nil
+		}
+		held = held[:0]
 	}
+}
+
+// maxHeldApplies bounds how long an answer can wait for its write.
+const maxHeldApplies = 256
+
+// applyHolding holds r's connection, unless already held, and applies r.
+func (s *Server) applyHolding(r *request, held []*connection) []*connection {
+	if c := r.conn; c != nil && !c.heldByFinal {
+		c.heldByFinal = true
+		c.nc.Hold()
+		held = append(held, c)
+	}
+	s.apply(r)
+	return held
 }
 
 // apply applies r's txn, fires its watches and answers r, then anything
@@ -263,11 +300,20 @@ func (s *Server) replyWrite(r *request) {
 	}
 	switch r.op {
 	case proto.OpCreate:
-		c.reply(r.xid, zxid, proto.ErrOK, &proto.CreateResponse{Path: res.Path})
+		w := c.beginReply(r.xid, zxid)
+		resp := proto.CreateResponse{Path: res.Path}
+		resp.Encode(w)
+		c.sendReply(w, r.xid, zxid)
 	case proto.OpCreate2, proto.OpCreateContainer, proto.OpCreateTTL:
-		c.reply(r.xid, zxid, proto.ErrOK, &proto.Create2Response{Path: res.Path, Stat: res.Stat})
+		w := c.beginReply(r.xid, zxid)
+		resp := proto.Create2Response{Path: res.Path, Stat: res.Stat}
+		resp.Encode(w)
+		c.sendReply(w, r.xid, zxid)
 	case proto.OpSetData:
-		c.reply(r.xid, zxid, proto.ErrOK, &proto.SetDataResponse{Stat: res.Stat})
+		w := c.beginReply(r.xid, zxid)
+		resp := proto.SetDataResponse{Stat: res.Stat}
+		resp.Encode(w)
+		c.sendReply(w, r.xid, zxid)
 	case proto.OpSetACL:
 		c.reply(r.xid, zxid, proto.ErrOK, &proto.SetACLResponse{Stat: res.Stat})
 	default:

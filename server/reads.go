@@ -53,7 +53,10 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, proto.ErrNoNode, nil)
 			return
 		}
-		c.reply(xid, zxid, proto.ErrOK, &proto.ExistsResponse{Stat: stat})
+		w := c.beginReply(xid, zxid)
+		resp := proto.ExistsResponse{Stat: stat}
+		resp.Encode(w)
+		c.sendReply(w, xid, zxid)
 	case proto.OpGetData:
 		var req proto.GetDataRequest
 		if !decodeOK(&r, &req) {
@@ -68,7 +71,10 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 		if req.Watch {
 			s.watches.AddDataWatch(req.Path, c)
 		}
-		c.reply(xid, zxid, proto.ErrOK, &proto.GetDataResponse{Data: data, Stat: stat})
+		w := c.beginReply(xid, zxid)
+		resp := proto.GetDataResponse{Data: data, Stat: stat}
+		resp.Encode(w)
+		c.sendReply(w, xid, zxid)
 	case proto.OpGetChildren, proto.OpGetChildren2:
 		var req proto.GetChildrenRequest // GetChildren2Request has the same layout
 		if !decodeOK(&r, &req) {
@@ -83,11 +89,15 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 		if req.Watch {
 			s.watches.AddChildWatch(req.Path, c)
 		}
+		w := c.beginReply(xid, zxid)
 		if op == proto.OpGetChildren {
-			c.reply(xid, zxid, proto.ErrOK, &proto.GetChildrenResponse{Children: children})
+			resp := proto.GetChildrenResponse{Children: children}
+			resp.Encode(w)
 		} else {
-			c.reply(xid, zxid, proto.ErrOK, &proto.GetChildren2Response{Children: children, Stat: stat})
+			resp := proto.GetChildren2Response{Children: children, Stat: stat}
+			resp.Encode(w)
 		}
+		c.sendReply(w, xid, zxid)
 	case proto.OpGetACL:
 		var req proto.GetACLRequest
 		if !decodeOK(&r, &req) {
@@ -195,7 +205,10 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 		c.reply(xid, zxid, proto.ErrOK, nil)
 	case proto.OpMultiRead:
 		var req proto.MultiRequest
-		if !decodeOK(&r, &req) {
+		// MultiRequest.Decode keeps its reader beyond the call, which
+		// would move r to the heap for every read: give it a copy.
+		mr := r
+		if !decodeOK(&mr, &req) {
 			c.reply(xid, zxid, proto.ErrMarshallingError, nil)
 			return
 		}
