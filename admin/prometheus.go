@@ -36,8 +36,9 @@ const (
 // summaries with Java's quantiles. Reading happens at scrape time only;
 // the request path records into the server's atomics and nothing else.
 type collector struct {
-	c     *Commands
-	descs map[string]*prometheus.Desc
+	c       *Commands
+	descs   map[string]*prometheus.Desc
+	setDesc map[string]*prometheus.Desc // summary sets, labelled key="<namespace>"
 
 	mu    sync.Mutex
 	slots [windowSlots]map[string]server.SummarySnapshot // ring of past snapshots
@@ -75,7 +76,10 @@ func (col *collector) windowStart(name string) (server.SummarySnapshot, bool) {
 }
 
 func newCollector(c *Commands) *collector {
-	col := &collector{c: c, descs: map[string]*prometheus.Desc{}}
+	col := &collector{c: c, descs: map[string]*prometheus.Desc{}, setDesc: map[string]*prometheus.Desc{}}
+	for _, name := range []string{"read_per_namespace", "write_per_namespace"} {
+		col.setDesc[name] = prometheus.NewDesc(name, name, []string{"key"}, nil)
+	}
 	for _, e := range catalog {
 		// Java registers every metric with its own name as help text.
 		col.descs[e.name] = prometheus.NewDesc(e.name, e.name, nil, nil)
@@ -87,6 +91,9 @@ func (col *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range col.descs {
 		ch <- d
 	}
+	for _, d := range col.setDesc {
+		ch <- d
+	}
 }
 
 func (col *collector) Collect(ch chan<- prometheus.Metric) {
@@ -95,6 +102,17 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	mv := col.c.readMetrics(s)
+	for _, set := range summarySets(s) {
+		d := col.setDesc[set.Name]
+		for _, key := range set.Keys() {
+			snap := set.Get(key).Snapshot()
+			q := math.NaN()
+			if snap.Count > 0 {
+				q = float64(snap.Quantile(0.5))
+			}
+			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), map[float64]float64{0.5: q}, key)
+		}
+	}
 	for _, e := range catalog {
 		d := col.descs[e.name]
 		switch e.kind {

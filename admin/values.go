@@ -98,7 +98,22 @@ func (c *Commands) monitor(s *server.Server) []kv {
 			}
 		}
 	}
+	// Then the summary sets, per key in Java's hash order:
+	// zk_avg_<namespace>_read_per_namespace, ...
+	for _, set := range summarySets(s) {
+		for _, key := range javaStringOrder(set.Keys()) {
+			for i, v := range summaryValues(set.Get(key).Snapshot(), false) {
+				out = append(out, kv{basicKeys[i] + "_" + key + "_" + set.Name, v})
+			}
+		}
+	}
 	return out
+}
+
+// summarySets are Java's basic summary sets in the order its mntr lists
+// them.
+func summarySets(s *server.Server) []*server.SummarySet {
+	return []*server.SummarySet{s.Metrics().ReadPerNamespace, s.Metrics().WritePerNamespace}
 }
 
 // formatValue prints a value as Java's mntr does: integers as they are,

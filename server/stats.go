@@ -280,6 +280,9 @@ type Metrics struct {
 	NodeChangedWatchCount  *Summary // node_changed_watch_count
 	NodeChildrenWatchCount *Summary // node_children_watch_count
 
+	ReadPerNamespace  *SummarySet // read_per_namespace: bytes read per top-level znode
+	WritePerNamespace *SummarySet // write_per_namespace: bytes written per top-level znode
+
 	BytesReceived          ShardedCounter // bytes_received_count
 	ResponseBytes          ShardedCounter // response_bytes: bytes of replies
 	WatchBytes             ShardedCounter // watch_bytes: bytes of notifications
@@ -307,6 +310,8 @@ func newMetrics() *Metrics {
 		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count", false),
 		NodeChangedWatchCount:  NewSummary("node_changed_watch_count", false),
 		NodeChildrenWatchCount: NewSummary("node_children_watch_count", false),
+		ReadPerNamespace:       NewSummarySet("read_per_namespace"),
+		WritePerNamespace:      NewSummarySet("write_per_namespace"),
 	}
 }
 
@@ -343,6 +348,8 @@ func (m *Metrics) reset() {
 	for _, s := range m.Summaries() {
 		s.Reset()
 	}
+	m.ReadPerNamespace.Reset()
+	m.WritePerNamespace.Reset()
 	m.BytesReceived.Reset()
 	m.ResponseBytes.Reset()
 	m.WatchBytes.Reset()
