@@ -88,6 +88,7 @@ public final class ApiCheck extends Checks {
         add("readonly-handshake", ApiCheck::readonlyHandshake);
         add("session-move", ApiCheck::sessionMove);
         add("session-expiry", ApiCheck::sessionExpiry);
+        add("session-timeout-expiry", ApiCheck::sessionTimeoutExpiry);
         add("session-timeout-negotiation", ApiCheck::sessionTimeoutNegotiation);
         add("system-nodes", ApiCheck::systemNodes);
         add("multi-watch-order", ApiCheck::multiWatchOrder);
@@ -1602,6 +1603,35 @@ public final class ApiCheck extends Checks {
             // the session it shares with away.
             taker.close();
             away.close();
+        }
+    }
+
+    /**
+     * A session whose client goes silent without closing it expires after
+     * its timeout (2 s, with a 500 ms tick), and not before; a session
+     * that only pings stays.
+     */
+    static void sessionTimeoutExpiry() throws Exception {
+        String r = "/session-timeout-expiry";
+        mk(r);
+        ZooKeeper idle = connect("", new Events("idle"), 2000);
+        ZooKeeper silent = connect("", new Events("silent"), 2000);
+        try {
+            eq(2000, silent.getSessionTimeout(), "negotiated timeout");
+            idle.create(r + "/idle", null, OPEN, EPHEMERAL);
+            silent.create(r + "/silent", null, OPEN, EPHEMERAL);
+            Events w = new Events("w");
+            zk.exists(r + "/silent", w);
+            long t0 = System.nanoTime();
+            // Drops the connection without a closeSession.
+            silent.getTestable().injectSessionExpiration();
+            eq("NodeDeleted " + r + "/silent", w.next(WAIT), "the silent session's ephemeral");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            check(ms >= 1500 && ms <= 5000, "the silent session ended after %d ms, want about 2000 to 2500", ms);
+            check(zk.exists(r + "/idle", false) != null, "the idle session, which pings, lost its ephemeral");
+        } finally {
+            idle.close();
+            silent.close();
         }
     }
 
