@@ -153,6 +153,7 @@ func (p *Program) Run(tb testing.TB, limit time.Duration, signals Signals, args 
 	jvm := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
 		"-cp", strings.Join(p.Classpath, ":"), p.Main}
 	cmd := exec.CommandContext(ctx, p.Java, append(jvm, args...)...)
+	setProcAttr(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
