@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,8 +121,20 @@ func TestMonitorKeys(t *testing.T) {
 	s, _ := startLoaded(t)
 	out := ask(t, s, "mntr")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != 2+len(catalogKeys()) {
-		t.Fatalf("mntr has %d lines, want %d", len(lines), 2+len(catalogKeys()))
+	if len(lines) < 2+len(catalogKeys()) {
+		t.Fatalf("mntr has %d lines, want at least %d", len(lines), 2+len(catalogKeys()))
+	}
+	// Then the per-namespace summaries: /app-1 and /app-2 were read and
+	// written.
+	var sets []string
+	for _, line := range lines[2+len(catalogKeys()):] {
+		k, _, _ := strings.Cut(line, "\t")
+		sets = append(sets, k)
+	}
+	for _, want := range []string{"zk_cnt_app-1_read_per_namespace", "zk_sum_app-2_write_per_namespace"} {
+		if !slices.Contains(sets, want) {
+			t.Errorf("mntr lacks %s after the metrics (has %v)", want, sets)
+		}
 	}
 	for i, key := range append([]string{"version", "server_state"}, catalogKeys()...) {
 		k, v, ok := strings.Cut(lines[i], "\t")

@@ -123,3 +123,13 @@ func (m *monitor) writeStats(events []db.Event) {
 		}
 	}
 }
+
+// nameBytes is the bytes Java counts for a getChildren read: the lengths
+// of the children's names.
+func nameBytes(children []string) int {
+	n := 0
+	for _, c := range children {
+		n += len(c)
+	}
+	return n
+}

@@ -212,6 +212,7 @@ func (s *Server) apply(r *request) {
 			s.watches.Trigger(ev.Type, ev.Path, ev.ACL)
 		}
 		s.mon.applied(r.txn.Header.Zxid)
+		s.mon.writeStats(r.result.Events)
 		s.applyMu.Unlock()
 		s.prep.changes.applied(r.txn.Header.Zxid)
 	}

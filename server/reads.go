@@ -53,6 +53,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, proto.ErrNoNode, nil)
 			return
 		}
+		s.mon.readStat(c.hint, req.Path, 0)
 		w := c.beginReply(xid, zxid)
 		resp := proto.ExistsResponse{Stat: stat}
 		resp.Encode(w)
@@ -68,6 +69,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, code, nil)
 			return
 		}
+		s.mon.readStat(c.hint, req.Path, len(data))
 		if req.Watch {
 			s.watches.AddDataWatch(req.Path, c)
 		}
@@ -86,6 +88,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, code, nil)
 			return
 		}
+		s.mon.readStat(c.hint, req.Path, nameBytes(children))
 		if req.Watch {
 			s.watches.AddChildWatch(req.Path, c)
 		}
@@ -282,12 +285,14 @@ func (s *Server) multiReadOne(op *proto.MultiOp, ids []proto.Id) proto.MultiResu
 		if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
 			return proto.MultiResult{Type: proto.OpError, Err: code}
 		}
+		s.mon.readStat(0, op.GetData.Path, len(data))
 		return proto.MultiResult{Type: proto.OpGetData, Data: data, Stat: stat}
 	}
 	children, _, nodeACL, ok := s.tree.GetChildren(op.GetChildren.Path, nil)
 	if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
 		return proto.MultiResult{Type: proto.OpError, Err: code}
 	}
+	s.mon.readStat(0, op.GetChildren.Path, nameBytes(children))
 	return proto.MultiResult{Type: proto.OpGetChildren, Children: children}
 }
 
