@@ -40,7 +40,9 @@
 //     samples (zk_readlatency{quantile="0.5"}, JVM metrics, ...); gozk keeps
 //     the default provider's keys, which every mntr consumer parses.
 //   - Per-namespace summaries (zk_*_<ns>_read_per_namespace,
-//     ..._write_per_namespace) and the quota gauge sets are not recorded.
+//     ..._write_per_namespace) count requests from the start; Java also
+//     counts the txns it replays at startup. The quota gauge sets
+//     (quota_*_per_namespace) are not exported.
 //   - Metrics of Java's own pipeline stages (prep_processor_queue_time_ms,
 //     commit processor, response caches, ...) and of ensembles read 0.
 //   - dump drops empty expiry buckets (Java prints them as "0 expire at").

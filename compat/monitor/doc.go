@@ -7,8 +7,7 @@
 // may not, except where 3.8.0's order is that of a hash map of objects
 // (connections, sessions), which no server can reproduce.
 //
-// Known differences, checked as such: 3.8.0's mntr and monitor end with
-// per-namespace summaries (zk_*_<ns>_read_per_namespace, ..._write_...)
-// that gozk does not record; the expiry-bucket counts of dump differ
-// because Java keeps empty buckets.
+// Known differences, checked as such: the expiry-bucket counts of dump
+// differ because Java keeps empty buckets; Java's system properties are
+// the JVM's.
 package monitor
