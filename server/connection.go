@@ -109,10 +109,14 @@ func (c *connection) Notify(ev proto.WatcherEvent, nodeACL []proto.ACL) {
 func (c *connection) closeAfterFlush() { c.nc.CloseAfterFlush() }
 
 // requestFinished releases the connection's share of the global
-// outstanding limit and resumes reading once the server is below it.
+// outstanding limit and resumes reading once the server is below it, or
+// once the connection has nothing in flight: as in Java, whose throttle
+// needs the connection's own count above zero, a connection whose last
+// request finished while others kept the server over the limit would
+// otherwise never read again.
 func (c *connection) requestFinished() {
-	c.outstanding.Add(-1)
-	if c.throttled.Load() && c.srv.outstanding.Load() <= int64(c.srv.cfg.GlobalOutstandingLimit) {
+	own := c.outstanding.Add(-1)
+	if c.throttled.Load() && (own <= 0 || c.srv.outstanding.Load() <= int64(c.srv.cfg.GlobalOutstandingLimit)) {
 		if c.throttled.CompareAndSwap(true, false) {
 			c.nc.ResumeReading()
 		}
