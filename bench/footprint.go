@@ -80,10 +80,13 @@ type FootprintRatio struct {
 }
 
 // footprintRoot holds the populated znodes: footprintRoot/d<i/1000>/<i>.
+// populateSessions sessions of pipelineWindow outstanding creates each stay
+// under the servers' globalOutstandingLimit (1000), past which both
+// throttle reading.
 const (
 	footprintRoot    = "/gozk-footprint"
 	footprintFanout  = 1000
-	populateSessions = 8
+	populateSessions = 3
 )
 
 // MeasureFootprints runs the footprint measurements on Java and gozk, one
