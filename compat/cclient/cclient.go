@@ -96,7 +96,17 @@ type CliRun struct {
 	// and it is block-buffered, so it arrives at exit).
 	Stdout   string
 	ExitCode int
+	// Killed says the script ended with KillCommand.
+	Killed bool
 }
+
+// KillCommand, as a script's last line, ends cli_mt with SIGKILL instead
+// of closing its stdin. After an auth failure cli_mt closes its handle
+// from the watcher while its main thread reads stdin, and whether it then
+// prints "bye", exits, or hangs is a race inside cli_mt, against either
+// server.
+const KillCommand = "!kill"
+
 
 // stepLimit bounds one command; a guard against a hung client.
 const stepLimit = 20 * time.Second
@@ -148,6 +158,16 @@ func RunCli(ctx context.Context, cli, addr string, commands []string) (CliRun, e
 	// The first step is the connection itself.
 	all := append([]string{""}, commands...)
 	for i, c := range all {
+		if c == KillCommand {
+			// What cli_mt prints while it dies is not the server's doing.
+			cmd.Process.Kill()
+			cmd.Wait()
+			for range lines {
+			}
+			run.Killed = true
+			run.Stdout = stdout.String()
+			return run, nil
+		}
 		noBarrier := strings.HasPrefix(c, "!")
 		c = strings.TrimPrefix(c, "!")
 		var until *regexp.Regexp
@@ -333,7 +353,11 @@ func NormalizeCli(run CliRun, addr string) string {
 	}
 	all = append(all, "# stdout")
 	all = append(all, strings.Split(strings.TrimSuffix(run.Stdout, "\n"), "\n")...)
-	all = append(all, fmt.Sprintf("# exit %d", run.ExitCode))
+	if run.Killed {
+		all = append(all, "# killed")
+	} else {
+		all = append(all, fmt.Sprintf("# exit %d", run.ExitCode))
+	}
 
 	var zxids []uint64
 	seen := map[uint64]bool{}

@@ -478,14 +478,15 @@ def check_queue(ck):
 
     def consumer(i):
         cq = cs[i].Queue(ck.path + "/mpmc")
-        idle = 0
-        while idle < 50:
+        deadline = time.time() + WAIT
+        while time.time() < deadline:
+            with mu:
+                if len(taken) >= 30:
+                    return
             v = cq.get()
             if v is None:
-                idle += 1
-                time.sleep(0.02)
+                time.sleep(0.01)
                 continue
-            idle = 0
             with mu:
                 taken.append(v.decode())
 
@@ -510,10 +511,14 @@ def check_locking_queue(ck):
     def consumer(client):
         def run(i):
             cq = client.LockingQueue(ck.path)
-            while True:
-                v = cq.get(timeout=1)
+            deadline = time.time() + WAIT
+            while time.time() < deadline:
+                with mu:
+                    if len(done) >= 20:
+                        return
+                v = cq.get(timeout=0.2)
                 if v is None:
-                    return
+                    continue
                 with mu:
                     done.append(v.decode())
                 cq.consume()
