@@ -107,7 +107,6 @@ type CliRun struct {
 // server.
 const KillCommand = "!kill"
 
-
 // stepLimit bounds one command; a guard against a hung client.
 const stepLimit = 20 * time.Second
 
