@@ -47,6 +47,7 @@ const (
 )
 
 func newMonitor(s *Server, disabled bool) *monitor {
+	startRequestClock()
 	m := &monitor{srv: s, metrics: newMetrics(), conns: map[*connection]struct{}{}, disabled: disabled}
 	m.stats.started.Store(time.Now().UnixMilli())
 	m.stats.resetResponseSizes()

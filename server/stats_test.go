@@ -3,6 +3,7 @@ package server
 import (
 	"math/rand"
 	"testing"
+	"time"
 )
 
 func TestHistogramBuckets(t *testing.T) {
@@ -47,11 +48,14 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-// BenchmarkRecordRequest is the statistics work of one answered request:
-// a frame in, a reply out, the latency in the read summary and the
-// connection's stats (monitor.received, sent and done).
+// BenchmarkRecordRequest is the statistics work of one answered read:
+// a frame in, a reply out, the per-namespace read size, the latency in
+// the read summary and the connection's stats (monitor.received, sent,
+// readStat and done).
 func BenchmarkRecordRequest(b *testing.B) {
+	startRequestClock()
 	m := &monitor{metrics: newMetrics()}
+	b.ReportAllocs()
 	m.stats.resetResponseSizes()
 	b.RunParallel(func(pb *testing.PB) {
 		c := &connection{hint: uint64(rand.Int63())}
@@ -60,7 +64,21 @@ func BenchmarkRecordRequest(b *testing.B) {
 		for pb.Next() {
 			m.received(c, 40)
 			m.sent(c, 100, 1, 2, true)
+			m.readStat(c.hint, "/app/node-17", 100)
 			m.done(c, 4, start, false)
 		}
 	})
+}
+
+func TestRequestClock(t *testing.T) {
+	startRequestClock()
+	a := MonoMillis()
+	time.Sleep(20 * time.Millisecond)
+	b := MonoMillis()
+	if d := b - a; d < 10 || d > 1000 {
+		t.Errorf("the request clock advanced %d ms in 20 ms", d)
+	}
+	if d := realMillis() - b; d < -1 || d > 100 {
+		t.Errorf("the request clock is %d ms behind", d)
+	}
 }
