@@ -141,7 +141,6 @@ func serverCommand() *cli.Command {
 }
 
 func runServer(c *cli.Context) error {
-	startGCPolicy()
 	logger, logOut, err := newLogger(c)
 	if err != nil {
 		return err
@@ -173,6 +172,7 @@ func runServer(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
+	startGCPolicy() // after loading, which tunes the collector itself
 	if err := mon.start(srv); err != nil {
 		_ = srv.Close()
 		return cli.Exit("starting the metrics endpoint: "+err.Error(), exitRuntime)
