@@ -91,6 +91,7 @@ public final class ApiCheck extends Checks {
         add("session-timeout-expiry", ApiCheck::sessionTimeoutExpiry);
         add("session-timeout-negotiation", ApiCheck::sessionTimeoutNegotiation);
         add("system-nodes", ApiCheck::systemNodes);
+        add("config-and-reconfig", ApiCheck::configAndReconfig);
         add("multi-watch-order", ApiCheck::multiWatchOrder);
         add("noauth-sets-no-watch", ApiCheck::noAuthSetsNoWatch);
         add("auth-schemes", ApiCheck::authSchemes);
@@ -1170,6 +1171,26 @@ public final class ApiCheck extends Checks {
         fails(Code.BADARGUMENTS, "delete of /", () -> zk.delete("/", -1));
         fails(Code.NODEEXISTS, "create of /zookeeper", () -> zk.create("/zookeeper", null, OPEN, PERSISTENT));
         fails(Code.BADARGUMENTS, "delete of /zookeeper", () -> zk.delete("/zookeeper", -1));
+    }
+
+    /** getConfig reads /zookeeper/config; reconfig is refused by a standalone server. */
+    static void configAndReconfig() throws Exception {
+        Stat st = new Stat();
+        byte[] cfg = zk.getConfig(false, st);
+        eq(0, cfg == null ? 0 : cfg.length, "config of a standalone server");
+        eq(stat(zk.exists("/zookeeper/config", false)), stat(st), "getConfig stat");
+        Reply a = new Reply();
+        zk.getConfig(false, a, "c");
+        a.await();
+        eq(Code.OK, a.code(), "async getConfig rc");
+        eq("/zookeeper/config", a.path, "async getConfig path");
+        org.apache.zookeeper.admin.ZooKeeperAdmin admin = new org.apache.zookeeper.admin.ZooKeeperAdmin(hosts, TIMEOUT, new Events("admin"));
+        try {
+            fails(Code.RECONFIGDISABLED, "reconfig", () -> admin.reconfigure(null, null, "server.1=127.0.0.1:2888:3888:participant;2181", -1, new Stat()));
+            fails(Code.RECONFIGDISABLED, "incremental reconfig", () -> admin.reconfigure("server.2=127.0.0.1:2889:3889", null, null, -1, new Stat()));
+        } finally {
+            admin.close();
+        }
     }
 
     /** countBelow walks the tree; nodes this handle may not read are leaves here. */
