@@ -31,14 +31,16 @@ const liveHeapMetric = "/gc/heap/live:bytes"
 
 // startGCPolicy applies the policy unless GOGC or GOMEMLIMIT is set, in
 // which case the operator's choice stands. The percent is recomputed after
-// every cycle from the live heap it found.
+// every cycle from the live heap it found, starting with a cycle run now in
+// the background: after loading a large tree the last cycle's live heap is
+// stale, and the default goal would let the heap double before the next.
 func startGCPolicy() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	p := &gcPolicy{sample: []metrics.Sample{{Name: liveHeapMetric}}}
-	p.update()
 	p.arm()
+	go runtime.GC()
 }
 
 type gcPolicy struct {
