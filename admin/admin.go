@@ -25,9 +25,6 @@ func FullVersion(gozkVersion string, built time.Time) string {
 	return fmt.Sprintf("%s-gozk-%s, built on %s UTC", ZooKeeperVersion, gozkVersion, built.UTC().Format("2006-01-02 15:04"))
 }
 
-// defaultTraceMask is Java's initial trace mask (gtmk).
-const defaultTraceMask = 306
-
 // Options configure the monitoring commands.
 type Options struct {
 	// Version is the full version string (FullVersion).
@@ -43,18 +40,23 @@ type Options struct {
 
 // Commands answers the monitoring commands of one server.
 type Commands struct {
-	srv       atomic.Pointer[server.Server]
-	opts      Options
-	traceMask atomic.Int64
+	srv  atomic.Pointer[server.Server]
+	opts Options
+}
+
+// mask is the server's trace mask (Java's default before it runs).
+func (c *Commands) mask() int64 {
+	if s := c.srv.Load(); s != nil {
+		return s.TraceMask()
+	}
+	return server.DefaultTraceMask
 }
 
 // New returns the commands for opts; Attach names the server once it
 // runs. Until then every command that needs the server answers that the
 // instance is not serving, as Java does during startup.
 func New(opts Options) *Commands {
-	c := &Commands{opts: opts}
-	c.traceMask.Store(defaultTraceMask)
-	return c
+	return &Commands{opts: opts}
 }
 
 // Attach sets the server the commands read.
@@ -80,10 +82,8 @@ func (c *Commands) FourLetterWord(cmd string) []byte {
 	case "envi":
 		c.envi(&b)
 		return []byte(b.String())
-	case "gtmk":
-		return []byte(strconv.FormatInt(c.traceMask.Load(), 10))
-	case "stmk":
-		return []byte(strconv.FormatInt(c.traceMask.Load(), 10))
+	case "gtmk", "stmk": // the server has set stmk's mask already
+		return []byte(strconv.FormatInt(c.mask(), 10))
 	}
 	if s == nil {
 		if cmd == "hash" {

@@ -42,7 +42,7 @@ var commands = []command{
 		return obj(c.environment())
 	}},
 	{"get_trace_mask", []string{"gtmk"}, false, func(c *Commands, _ *server.Server, _ map[string]string) obj {
-		return obj{{"tracemask", c.traceMask.Load()}}
+		return obj{{"tracemask", c.mask()}}
 	}},
 	{"hash", nil, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
 		ds := []any{}
@@ -75,12 +75,14 @@ var commands = []command{
 	{"server_stats", []string{"srvr"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
 		return c.serverStats(s)
 	}},
-	{"set_trace_mask", []string{"stmk"}, false, func(c *Commands, _ *server.Server, args map[string]string) obj {
+	{"set_trace_mask", []string{"stmk"}, false, func(c *Commands, s *server.Server, args map[string]string) obj {
 		v, err := strconv.ParseInt(args["traceMask"], 10, 64)
 		if err != nil {
 			return obj{{"error", "setTraceMask requires long traceMask argument"}}
 		}
-		c.traceMask.Store(v)
+		if s != nil {
+			s.SetTraceMask(v)
+		}
 		return obj{{"tracemask", v}}
 	}},
 	{"stat_reset", []string{"srst"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {

@@ -154,6 +154,9 @@ func (s *Server) OnFourLetterWord(nc *netio.Conn, cmd string) []byte {
 	if !s.fourLetterAllowed(cmd) {
 		return []byte(cmd + " is not executed because it is not in the whitelist.\n")
 	}
+	if cmd == "stmk" {
+		s.SetTraceMask(nc.FourLetterWordArgument())
+	}
 	if s.fourLetterWords != nil {
 		return s.fourLetterWords(cmd)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +27,8 @@ type monitor struct {
 
 	connsMu sync.Mutex
 	conns   map[*connection]struct{}
+
+	traceMask atomic.Int64 // gtmk/stmk; informational, as nothing traces
 
 	digestMu sync.Mutex
 	digests  []ZxidDigest // oldest first, at most digestHistory
@@ -50,6 +53,7 @@ func newMonitor(s *Server, disabled bool) *monitor {
 	startRequestClock()
 	m := &monitor{srv: s, metrics: newMetrics(), conns: map[*connection]struct{}{}, disabled: disabled}
 	m.stats.started.Store(time.Now().UnixMilli())
+	m.traceMask.Store(DefaultTraceMask)
 	m.stats.resetResponseSizes()
 	if s.watches != nil {
 		m.installWatchObserver()
@@ -183,6 +187,17 @@ func (m *monitor) logged(n int, d time.Duration) {
 }
 
 // Read-only accessors for package admin.
+
+// DefaultTraceMask is Java's initial trace mask: client requests, server
+// packets, sessions and warnings.
+const DefaultTraceMask = 306
+
+// TraceMask is the trace mask of gtmk; gozk keeps it for stmk and gtmk
+// but traces nothing with it.
+func (s *Server) TraceMask() int64 { return s.mon.traceMask.Load() }
+
+// SetTraceMask is stmk and set_trace_mask.
+func (s *Server) SetTraceMask(v int64) { s.mon.traceMask.Store(v) }
 
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *Metrics { return s.mon.metrics }

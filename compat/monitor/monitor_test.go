@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javazk"
@@ -106,10 +107,7 @@ func sortedLines(s string) string {
 
 func ask(t *testing.T, addr, word string) string {
 	t.Helper()
-	out, err := zkwire.FourLetterWord(addr, word, 0)
-	if err != nil {
-		out, err = javazk.FourLetterWord(addr, word)
-	}
+	out, err := zkwire.FourLetterWord(addr, word, 10*time.Second)
 	if err != nil {
 		t.Fatalf("%s on %s: %v", word, addr, err)
 	}
@@ -186,6 +184,10 @@ func TestFourLetterWordsMatchJava(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	})
+	compare("gtmk", exact)
+	// stmk carries the new mask as a big-endian long.
+	compare("stmk\x00\x00\x00\x00\x00\x00\x04\xd2", exact)
+	compare("gtmk", exact)
 	compare("crst", exact)
 	compare("srst", exact)
 }
