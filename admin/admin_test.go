@@ -252,3 +252,39 @@ func TestPrometheusNames(t *testing.T) {
 		t.Error("runtime metrics missing")
 	}
 }
+
+func TestAdminServerCommandURL(t *testing.T) {
+	_, cmds := startLoaded(t)
+	h, err := cmds.StartAdminServer(AdminServerConfig{Address: "127.0.0.1", CommandURL: "/zk/cmds", IdleTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	resp, err := http.Get("http://" + h.Addr().String() + "/zk/cmds/ruok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "{\n  \"command\" : \"ruok\",\n  \"error\" : null\n}" {
+		t.Errorf("ruok under a custom commandURL: %q", b)
+	}
+	for path, status := range map[string]int{"/commands/ruok": 404, "/zk/cmdsx": 404} {
+		resp, err := http.Get("http://" + h.Addr().String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, status)
+		}
+	}
+	resp, err = http.Post("http://"+h.Addr().String()+"/zk/cmds/ruok", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", resp.StatusCode)
+	}
+}
