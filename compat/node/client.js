@@ -416,6 +416,29 @@ checks.watches = async (ck) => {
     ck.fact(`failed_read_watch=${none.text()}`);
 };
 
+checks.odd_paths = async (ck) => {
+    // Path rules are the server's: long, non-ASCII, spaces, control
+    // characters, characters outside the Basic Multilingual Plane.
+    const c = await ck.client();
+    await call(c, 'create', ck.path);
+    const names = {
+        long: 'x'.repeat(5000), huge: 'y'.repeat(300000), unicode: 'ünïcødé☃',
+        space: 'with space', tab: 'tab\there', dot: 'dot.', dotdotx: '..x',
+        latin1: '\u00ff', emoji: '\ud83d\ude00', del: 'del\u007f', nbsp: 'a\u00a0b',
+        zookeeper: 'zookeeper', nul: 'a\u0000b', surrogate: 'a\ud800b', fffe: 'a\ufffeb',
+    };
+    for (const [label, name] of Object.entries(names)) {
+        try {
+            const r = await call(c, 'create', P(ck, '/' + name), buf('d'));
+            ck.fact(`${label}=${r.err || 'ok'}`);
+        } catch (e) {
+            ck.fact(`${label}=refused by the client`);
+        }
+    }
+    const k = await call(c, 'getChildren', ck.path);
+    ck.fact(`children_lengths=${(k.values[0] || []).map((x) => x.length).sort((a, b) => a - b).join(',')}`);
+};
+
 checks.session_close = async (ck) => {
     const a = await ck.client();
     const b = await ck.client();
