@@ -6,10 +6,11 @@
 // release wakes one waiter, timeouts), ReadLock/WriteLock, Semaphore,
 // Election, Barrier, DoubleBarrier, Queue (priorities, several producers
 // and consumers), LockingQueue, Party and ShallowParty, Counter,
-// TreeCache, DataWatch/ChildrenWatch and raw watches, transactions, and
+// TreeCache, DataWatch/ChildrenWatch and raw watches, transactions,
 // ephemerals going with a closed client, a lock holder whose session
-// expires while a proxy keeps it away from the server, and the ruok and
-// isro words through KazooClient.command.
+// expires while a proxy keeps it away from the server, the ruok and isro
+// words through KazooClient.command, and 70 clients at once against the
+// default maxClientCnxns.
 //
 // It prints one JSON line per check: facts that must be the same on every
 // server (counts, orders, event sequences, exception names) and errors

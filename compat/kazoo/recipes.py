@@ -891,6 +891,32 @@ def check_four_letter_words(ck):
     ck.fact("isro=%s" % a.command(b"isro"))
 
 
+def check_max_client_cnxns(ck):
+    """70 clients from one address at once: the default maxClientCnxns
+    (60) lets 60 in, and the others are turned away."""
+    ok = []
+    mu = threading.Lock()
+
+    def connect(i):
+        c = KazooClient(hosts=HOSTS, connection_retry={"max_tries": 0})
+        with mu:
+            ck.clients.append(c)
+        try:
+            c.start(timeout=3)
+            with mu:
+                ok.append(i)
+        except Exception:
+            pass
+
+    threads = [threading.Thread(target=connect, args=(i,)) for i in range(70)]
+    for t in threads:
+        t.daemon = True
+        t.start()
+    for t in threads:
+        t.join(WAIT)
+    ck.expect("connected", len(ok), 60)
+
+
 CHECKS = [
     ("lock", check_lock),
     ("lock_queue", check_lock_queue),
@@ -910,6 +936,7 @@ CHECKS = [
     ("ephemeral_cleanup", check_ephemeral_cleanup),
     ("session_expired_lock", check_session_expired_lock),
     ("four_letter_words", check_four_letter_words),
+    ("max_client_cnxns", check_max_client_cnxns),
 ]
 
 
