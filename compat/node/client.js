@@ -12,6 +12,7 @@
 //
 // Usage: node client.js host:port /root [check ...]
 
+const net = require('net');
 const zookeeper = require('node-zookeeper-client');
 const { CreateMode, ACL, Id, Permission } = zookeeper;
 
@@ -437,6 +438,130 @@ checks.odd_paths = async (ck) => {
     }
     const k = await call(c, 'getChildren', ck.path);
     ck.fact(`children_lengths=${(k.values[0] || []).map((x) => x.length).sort((a, b) => a - b).join(',')}`);
+};
+
+// Proxy is a loopback proxy to the server whose connections can be cut:
+// while cut it drops what it has and refuses new connections.
+class Proxy {
+    constructor() {
+        const [host, port] = [HOST.slice(0, HOST.lastIndexOf(':')), Number(HOST.slice(HOST.lastIndexOf(':') + 1))];
+        this.blocked = false;
+        this.sockets = new Set();
+        this.server = net.createServer((down) => {
+            if (this.blocked) {
+                down.destroy();
+                return;
+            }
+            const up = net.connect(port, host);
+            for (const [a, b] of [[down, up], [up, down]]) {
+                this.sockets.add(a);
+                a.on('data', (d) => b.write(d));
+                a.on('error', () => b.destroy());
+                a.on('close', () => {
+                    this.sockets.delete(a);
+                    b.destroy();
+                });
+            }
+        });
+    }
+
+    listen() {
+        return new Promise((resolve) => this.server.listen(0, '127.0.0.1', () => {
+            this.addr = '127.0.0.1:' + this.server.address().port;
+            resolve(this.addr);
+        }));
+    }
+
+    cut() {
+        this.blocked = true;
+        for (const s of this.sockets) s.destroy();
+    }
+
+    allow() {
+        this.blocked = false;
+    }
+
+    close() {
+        this.cut();
+        this.server.close();
+    }
+}
+
+checks.reconnect_set_watches = async (ck) => {
+    // A session's connection drops; while it is away another session
+    // changes what it watches; when it is back (same session, SetWatches)
+    // the server fires the watches whose nodes changed and keeps the rest.
+    const proxy = new Proxy();
+    const addr = await proxy.listen();
+    const a = zookeeper.createClient(addr, { sessionTimeout: 10000, spinDelay: 100, retries: 0 });
+    const states = [];
+    a.on('state', (s) => states.push(s.getName()));
+    await withTimeout(new Promise((resolve) => {
+        a.once('connected', resolve);
+        a.connect();
+    }), 'connect through the proxy');
+    ck.clients.push(a);
+    const b = await ck.client();
+    await call(b, 'create', ck.path);
+    for (const n of ['data', 'kids', 'gone', 'same']) await call(b, 'create', P(ck, '/' + n), buf('0'));
+    const log = new EventLog();
+    await call(a, 'getData', P(ck, '/data'), log.watcher);
+    await call(a, 'getChildren', P(ck, '/kids'), log.watcher);
+    await call(a, 'exists', P(ck, '/later'), log.watcher);
+    await call(a, 'getData', P(ck, '/gone'), log.watcher);
+    await call(a, 'getData', P(ck, '/same'), log.watcher);
+    const sid = a.getSessionId().toString('hex');
+    const disconnected = new Promise((resolve) => a.once('disconnected', resolve));
+    proxy.cut();
+    await withTimeout(disconnected, 'disconnected');
+    await call(b, 'setData', P(ck, '/data'), buf('1'), -1);
+    await call(b, 'create', P(ck, '/kids/k'));
+    await call(b, 'create', P(ck, '/later'));
+    await call(b, 'remove', P(ck, '/gone'), -1);
+    const back = new Promise((resolve) => a.once('connected', resolve));
+    proxy.allow();
+    await withTimeout(back, 'reconnected');
+    await log.wait(4);
+    ck.fact(`same_session=${a.getSessionId().toString('hex') === sid}`);
+    ck.fact(`fired=${log.text()}`);
+    await call(b, 'setData', P(ck, '/same'), buf('x'), -1);
+    await log.wait(5);
+    ck.fact(`kept=${log.events.slice(4).join(',')}`);
+    ck.fact(`states=${states.join(',')}`);
+    proxy.close();
+};
+
+checks.session_expiry = async (ck) => {
+    // Kept away (by the proxy) past its 4 s timeout, a session expires:
+    // its ephemeral goes, others' watches fire, and when it is back the
+    // client is told EXPIRED.
+    const proxy = new Proxy();
+    const addr = await proxy.listen();
+    const a = zookeeper.createClient(addr, { sessionTimeout: 4000, spinDelay: 100, retries: 0 });
+    const states = [];
+    a.on('state', (s) => states.push(s.getName()));
+    await withTimeout(new Promise((resolve) => {
+        a.once('connected', resolve);
+        a.connect();
+    }), 'connect through the proxy');
+    ck.clients.push(a);
+    const b = await ck.client();
+    await call(b, 'create', ck.path);
+    ck.fact(`timeout=${a.getSessionTimeout()}`);
+    let r = await call(a, 'create', P(ck, '/eph'), CreateMode.EPHEMERAL);
+    ck.fact(`eph=${r.err || rel(r.values[0])}`);
+    const w = new EventLog();
+    await call(b, 'exists', P(ck, '/eph'), w.watcher);
+    proxy.cut();
+    await w.wait(1);
+    ck.fact(`watch=${w.text()}`);
+    const expired = new Promise((resolve) => a.once('expired', resolve));
+    proxy.allow();
+    await withTimeout(expired, 'expired').catch((e) => ck.errors.push(e.message));
+    ck.fact(`states=${states.join(',')}`);
+    r = await call(b, 'exists', P(ck, '/eph'));
+    ck.fact(`eph_after=${r.values[0]}`);
+    proxy.close();
 };
 
 checks.session_close = async (ck) => {

@@ -5,8 +5,10 @@
 // missing). client.js runs the basic operations (create in each mode and
 // with flags the plain create must refuse, getData, setData, exists,
 // getChildren, remove, getACL/setACL, transactions, addAuthInfo with a
-// known and an unknown scheme), data, children and exists watches, and
-// ephemerals on close, and prints one JSON line per check.
+// known and an unknown scheme), data, children and exists watches,
+// odd paths, ephemerals on close, and, through a loopback proxy that cuts
+// the connection, SetWatches on reconnect and session expiry; it prints
+// one JSON line per check.
 //
 // TestClient runs it against Apache ZooKeeper 3.8.0 and against gozk (both
 // with extendedTypesEnabled); each check is a subtest java/<check> or
