@@ -325,7 +325,11 @@ func (a SummarySnapshot) Quantile(q float64) int64 {
 
 // Metrics are the ServerMetrics of Java 3.8.0 that a standalone gozk
 // records. The names are Java's; every metric Java has and gozk does not
-// record reads as zero in mntr and Prometheus (see package admin).
+// record reads as zero in mntr and Prometheus (see package admin, whose
+// catalog lists them all). To record another one (election_time,
+// commit_count, ... for ensembles), add a field under its Java name here
+// and to Summaries or Counters: mntr, the AdminServer and Prometheus pick
+// it up by name.
 type Metrics struct {
 	ReadLatency   *Summary // readlatency: ms from arrival to reply of reads (ping, sasl included)
 	UpdateLatency *Summary // updatelatency: same for writes (createSession, closeSession included)
