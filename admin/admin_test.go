@@ -248,8 +248,15 @@ func TestPrometheusNames(t *testing.T) {
 	if f := families["updatelatency"]; f == nil || f.Metric[0].GetSummary().GetSampleCount() < 130 {
 		t.Errorf("updatelatency = %v", f)
 	}
-	if families["process_open_fds"] == nil || families["go_goroutines"] == nil {
-		t.Error("runtime metrics missing")
+	for _, name := range []string{"process_open_fds", "process_cpu_seconds_total", "go_goroutines", "jvm_memory_bytes_used", "jvm_memory_bytes_max", "jvm_threads_current", "jvm_gc_collection_seconds", "jvm_info"} {
+		if families[name] == nil {
+			t.Errorf("runtime metric %s missing", name)
+		}
+	}
+	for _, m := range families["jvm_memory_bytes_max"].GetMetric() {
+		if m.GetLabel()[0].GetValue() == "heap" && m.GetGauge().GetValue() <= 0 {
+			t.Errorf("heap max %v", m.GetGauge().GetValue())
+		}
 	}
 }
 

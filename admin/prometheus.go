@@ -164,7 +164,8 @@ type MetricsConfig struct {
 	Host string // metricsProvider.httpHost (default 0.0.0.0)
 	Port int    // metricsProvider.httpPort (default 7000; 0 picks a free port)
 	// ExportRuntime is metricsProvider.exportJvmInfo: Go runtime and
-	// process metrics (process_* carry the same names as the JVM's).
+	// process metrics (process_* carry the same names as the JVM's), and
+	// the Go heap under the JVM's memory metric names (jvm.go).
 	ExportRuntime bool
 }
 
@@ -176,7 +177,7 @@ func (c *Commands) registry(exportRuntime bool) (*prometheus.Registry, *collecto
 	col := newCollector(c)
 	reg.MustRegister(col)
 	if exportRuntime {
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), newJVMCollector())
 	}
 	return reg, col
 }
