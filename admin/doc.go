@@ -14,8 +14,8 @@
 //     metricsProvider.className names the Prometheus provider, with the
 //     metric names, types, labels and summary quantiles of 3.8.0's
 //     PrometheusMetricsProvider (simpleclient 0.9: counters without a
-//     _total suffix), plus Go runtime and process metrics in place of the
-//     JVM's.
+//     _total suffix), plus Go runtime and process metrics, and the Go heap
+//     under the JVM's memory metric names (jvm.go).
 //
 // The names and the mntr order of Java's metrics are in catalog.go. mntr
 // always prints them as the default metrics provider does, whatever the
