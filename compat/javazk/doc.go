@@ -23,6 +23,11 @@
 // saying what to install, unless GOZK_REQUIRE_JAVA=1, in which case the
 // test fails: CI that is meant to run the oracle must not pass silently.
 //
+// Options.AdminServer turns the AdminServer on (on Options.AdminPort or a
+// free port); its Jetty needs the servlet API at run time, which Debian's
+// zookeeper.jar manifest does not name, so /usr/share/java/servlet-api.jar
+// is added to the class path for it.
+//
 // The server logs nothing by default (no SLF4J binding is on the class
 // path). Set GOZK_JAVA_LOG=1, or Options.Log, to add slf4j-simple and keep
 // the server's log in the temporary directory; its tail is printed when a
