@@ -34,7 +34,7 @@ type connection struct {
 	fourLetter       atomic.Bool // the connection asked a four-letter word
 
 	// heldByFinal is the final stage's own mark: it holds the connection's
-	// output while applying a batch (see finalLoop).
+	// output while applying a batch (see writeLoop).
 	heldByFinal bool
 
 	stats connStats

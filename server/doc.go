@@ -2,13 +2,15 @@
 // tracker, the connection protocol (handshake, request decoding, replies
 // and notifications in the order Java sends them) and the request pipeline.
 //
-// Every write flows prep -> sync -> final, as in Apache ZooKeeper:
+// Every write flows prep -> sync -> final, as in Apache ZooKeeper, one
+// batch at a time on one goroutine (writeLoop; writes arriving meanwhile
+// form the next batch):
 //
-//   - prep (one goroutine, strict arrival order) validates a write against
-//     the data tree plus the changes still in flight, assigns its zxid and
-//     builds the txn in ZooKeeper's own encoding, or an ErrorTxn;
-//   - sync appends batches of txns to the Pebble log with one fsync per
-//     batch and passes them on only once they are durable;
+//   - prep, in strict arrival order, validates a write against the data
+//     tree plus the changes still in flight, assigns its zxid and builds
+//     the txn in ZooKeeper's own encoding, or an ErrorTxn;
+//   - sync appends the batch's txns to the Pebble log with one fsync and
+//     passes them on only once they are durable;
 //   - final applies txns to the tree in zxid order, fires watches and
 //     answers.
 //

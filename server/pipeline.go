@@ -75,131 +75,96 @@ const maxSyncBatch = 1000
 // between batches.
 const maxReusedTxnBuffer = 4 << 20
 
-// prepLoop prepares writes in arrival order and hands them to sync.
-func (s *Server) prepLoop() {
-	defer close(s.syncCh)
-	var batch []*request
+// writeLoop runs the three stages of every write, prep, sync and final,
+// one batch at a time on one goroutine: it takes what the event loops
+// queued, prepares it in arrival order, logs the txns with one fsync, then
+// applies them in zxid order and answers. Writes arriving meanwhile queue
+// up for the next batch, which is how batches form, as in Java's group
+// commit. Stages on goroutines of their own would only add hand-offs: on a
+// busy machine each wake-up of a parked goroutine costs more than what the
+// stage does for a batch, and every write pays for each of them.
+//
+// The connections answered in a batch are held (netio.Conn.Hold) and
+// released once it is applied: each then gets its answers in one write,
+// made directly from this goroutine when the connection is idle.
+func (s *Server) writeLoop() {
+	defer close(s.finalDone)
+	var (
+		queued  []*request
+		held    []*connection
+		entries = make([]persistence.Entry, 0, maxSyncBatch)
+		ends    = make([]int, 0, maxSyncBatch)
+		encoded jute.Writer
+	)
 	for {
-		batch = s.prepQueue.popAll(batch[:0])
-		if batch == nil {
+		queued = s.prepQueue.popAll(queued[:0])
+		if queued == nil {
 			return
 		}
-		s.mon.metrics.PrepRequestQueued.Add(int64(len(batch)))
-		for i, r := range batch {
-			s.prep.prepare(r)
-			s.syncCh <- r
-			batch[i] = nil
-		}
-	}
-}
-
-// syncLoop appends txns to the log in batches, one fsync per batch, and
-// passes each request on only once its txn is durable.
-func (s *Server) syncLoop() {
-	defer close(s.finalCh)
-	batch := make([]*request, 0, maxSyncBatch)
-	entries := make([]persistence.Entry, 0, maxSyncBatch)
-	var encoded jute.Writer
-	ends := make([]int, 0, maxSyncBatch)
-	for {
-		r, ok := <-s.syncCh
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], r)
-	fill:
-		for len(batch) < maxSyncBatch {
-			select {
-			case r, ok := <-s.syncCh:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-			default:
-				break fill
+		s.mon.metrics.PrepRequestQueued.Add(int64(len(queued)))
+		for len(queued) > 0 {
+			batch := queued[:min(len(queued), maxSyncBatch)]
+			for _, r := range batch {
+				s.prep.prepare(r)
 			}
-		}
-		// Every txn of the batch is encoded into one buffer reused from
-		// batch to batch (Append copies what it logs); the entries are
-		// sliced from it once it has stopped growing.
-		entries, ends = entries[:0], ends[:0]
-		encoded.Reset()
-		for _, r := range batch {
-			if r.txn != nil {
-				r.txn.Encode(&encoded)
-				entries = append(entries, persistence.Entry{Zxid: r.txn.Header.Zxid})
-				ends = append(ends, encoded.Len())
-			}
-		}
-		buf, start := encoded.Bytes(), 0
-		for i, end := range ends {
-			entries[i].Data = buf[start:end:end]
-			start = end
-		}
-		if encoded.Len() > maxReusedTxnBuffer {
-			encoded = jute.Writer{} // do not pin a burst's buffer
-		}
-		if len(entries) > 0 {
-			began := time.Now()
-			if err := s.txnLog.Append(entries); err != nil {
-				// Nothing after this point could be made durable; stop
-				// rather than acknowledge writes that may be lost.
-				s.fatal(err)
+			if !s.logBatch(batch, &encoded, &entries, &ends) {
 				return
 			}
-			s.mon.logged(len(entries), time.Since(began))
-			s.countLogged(len(entries))
-		}
-		for i, r := range batch {
-			s.finalCh <- r
-			batch[i] = nil
-		}
-	}
-}
-
-// finalLoop applies txns in zxid order and answers.
-// The connections answered while applying what sync handed over in one go
-// are held (netio.Conn.Hold) and released together, at most
-// maxHeldApplies requests later: each then gets its answers in one write,
-// made directly from this goroutine when the connection is idle.
-func (s *Server) finalLoop() {
-	defer close(s.finalDone)
-	var held []*connection
-	for r := range s.finalCh {
-		held = s.applyHolding(r, held)
-	more:
-		for n := 1; n < maxHeldApplies; n++ {
-			select {
-			case r, ok := <-s.finalCh:
-				if !ok {
-					break more
+			for _, r := range batch {
+				if c := r.conn; c != nil && !c.heldByFinal {
+					c.heldByFinal = true
+					c.nc.Hold()
+					held = append(held, c)
 				}
-				held = s.applyHolding(r, held)
-			default:
-				break more
+				s.apply(r)
 			}
+			for i, c := range held {
+				c.heldByFinal = false
+				c.nc.Release()
+				held[i] = nil
+			}
+			held = held[:0]
+			clear(batch)
+			queued = queued[len(batch):]
 		}
-		for i, c := range held {
-			c.heldByFinal = false
-			c.nc.Release()
-			held[i] = nil
-		}
-		held = held[:0]
 	}
 }
 
-// maxHeldApplies bounds how long an answer can wait for its write.
-const maxHeldApplies = 256
-
-// applyHolding holds r's connection, unless already held, and applies r.
-func (s *Server) applyHolding(r *request, held []*connection) []*connection {
-	if c := r.conn; c != nil && !c.heldByFinal {
-		c.heldByFinal = true
-		c.nc.Hold()
-		held = append(held, c)
+// logBatch appends the batch's txns to the log with one fsync. Every txn
+// is encoded into one buffer reused from batch to batch (Append copies what
+// it logs); the entries are sliced from it once it has stopped growing. It
+// reports false when the log failed: nothing after that could be made
+// durable, so the server stops rather than acknowledge writes that may be
+// lost.
+func (s *Server) logBatch(batch []*request, encoded *jute.Writer, entries *[]persistence.Entry, ends *[]int) bool {
+	*entries, *ends = (*entries)[:0], (*ends)[:0]
+	encoded.Reset()
+	for _, r := range batch {
+		if r.txn != nil {
+			r.txn.Encode(encoded)
+			*entries = append(*entries, persistence.Entry{Zxid: r.txn.Header.Zxid})
+			*ends = append(*ends, encoded.Len())
+		}
 	}
-	s.apply(r)
-	return held
+	if len(*entries) == 0 {
+		return true
+	}
+	buf, start := encoded.Bytes(), 0
+	for i, end := range *ends {
+		(*entries)[i].Data = buf[start:end:end]
+		start = end
+	}
+	if encoded.Len() > maxReusedTxnBuffer {
+		*encoded = jute.Writer{} // do not pin a burst's buffer
+	}
+	began := time.Now()
+	if err := s.txnLog.Append(*entries); err != nil {
+		s.fatal(err)
+		return false
+	}
+	s.mon.logged(len(*entries), time.Since(began))
+	s.countLogged(len(*entries))
+	return true
 }
 
 // apply applies r's txn, fires its watches and answers r, then anything

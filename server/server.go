@@ -95,10 +95,8 @@ type Server struct {
 	net     *netio.Server
 
 	prep      *prepStage
-	prepQueue *requestQueue
-	syncCh    chan *request
-	finalCh   chan *request
-	finalDone chan struct{}
+	prepQueue *requestQueue // writes waiting for writeLoop
+	finalDone chan struct{} // closed when writeLoop has finished
 
 	// applyMu orders "apply a txn and fire its watches" against "read and
 	// register a watch" (see the package comment).
@@ -159,8 +157,6 @@ func Start(cfg Config) (*Server, error) {
 		acl:             checker,
 		tracker:         newSessionTracker(cfg.TickTime, 1),
 		prepQueue:       newRequestQueue(),
-		syncCh:          make(chan *request, 4096),
-		finalCh:         make(chan *request, 4096),
 		finalDone:       make(chan struct{}),
 		fourLetterWords: cfg.FourLetterWords,
 		stop:            make(chan struct{}),
@@ -210,9 +206,7 @@ func Start(cfg Config) (*Server, error) {
 		Dur("took", time.Since(began)).Msg("data loaded")
 	s.RecordStartup(time.Since(began), rec.Txns, time.Since(began))
 
-	go s.prepLoop()
-	go s.syncLoop()
-	go s.finalLoop()
+	go s.writeLoop()
 	s.bg.Add(3)
 	go s.expiryLoop()
 	go s.containerLoop()
