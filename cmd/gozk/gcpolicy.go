@@ -17,9 +17,9 @@ import (
 const (
 	// gcMinHeadroom is the garbage a small heap may gather between cycles.
 	gcMinHeadroom = 64 << 20
-	// gcHeadroomDivisor bounds the garbage of a large heap to a quarter
-	// of the live heap.
-	gcHeadroomDivisor = 4
+	// gcHeadroomDivisor bounds the garbage of a large heap to a fifth of
+	// the live heap.
+	gcHeadroomDivisor = 5
 	// gcMinLive is the smallest live heap the percent is computed for:
 	// the runtime's minimum goal is 4 MiB times GOGC/100, so a percent
 	// computed for a smaller heap would overshoot the headroom.
