@@ -1,9 +1,11 @@
 // Package kazoo is the compatibility suite for kazoo, the Python client
 // (Debian's python3-kazoo 2.8.0 for /usr/bin/python3; nothing from pip).
-// recipes.py drives kazoo's recipes with several clients contending, each
-// a thread with its own KazooClient and session: Lock (mutual exclusion,
-// queue order, each waiter watching only its predecessor so that a
-// release wakes one waiter, timeouts), ReadLock/WriteLock, Semaphore,
+// recipes.py checks the client calls under the recipes (create2 in each
+// mode, ACLs, add_auth, the exception for each error), then drives
+// kazoo's recipes with several clients contending, each a thread with its
+// own KazooClient and session: Lock (mutual exclusion, queue order, each
+// waiter watching only its predecessor so that a release wakes one
+// waiter, timeouts), ReadLock/WriteLock, Semaphore,
 // Election, Barrier, DoubleBarrier, Queue (priorities, several producers
 // and consumers), LockingQueue, Party and ShallowParty, Counter,
 // TreeCache, DataWatch/ChildrenWatch and raw watches, transactions,

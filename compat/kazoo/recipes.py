@@ -893,7 +893,7 @@ def check_four_letter_words(ck):
 
 def check_max_client_cnxns(ck):
     """70 clients from one address at once: the default maxClientCnxns
-    (60) lets 60 in, and the others are turned away."""
+    (60) lets 60 in, and turns the others away."""
     ok = []
     mu = threading.Lock()
 
@@ -914,10 +914,70 @@ def check_max_client_cnxns(ck):
         t.start()
     for t in threads:
         t.join(WAIT)
-    ck.expect("connected", len(ok), 60)
+    # Java counts a connection against the limit only once its selector
+    # thread has registered it, so a burst can let one or two more in.
+    ck.expect("at_least_60_in", len(ok) >= 60, True)
+    ck.expect("some_turned_away", len(ok) < 65, True)
+
+
+def check_basic_ops(ck):
+    """The client calls under the recipes: create2 (include_data) in each
+    mode, get_children with data, sync, ACLs, add_auth, recursive delete,
+    and the exception for each error."""
+    from kazoo.security import make_digest_acl, OPEN_ACL_UNSAFE, READ_ACL_UNSAFE
+    a, b = ck.clients_n(2)
+    a.ensure_path(ck.path)
+
+    def attempt(label, fn):
+        try:
+            r = fn()
+            if isinstance(r, tuple) and len(r) == 2 and hasattr(r[1], "version"):
+                r = "%s,stat(version=%d,numChildren=%d,ephemeral=%s)" % (
+                    ck.rel(r[0]) if isinstance(r[0], str) else r[0], r[1].version,
+                    r[1].numChildren, r[1].ephemeralOwner != 0)
+            elif isinstance(r, str):
+                r = ck.rel(r)
+            ck.fact("%s=%s" % (label, r))
+        except Exception as e:
+            ck.fact("%s=%s" % (label, type(e).__name__))
+
+    p = ck.path
+    attempt("create2", lambda: a.create(p + "/n", b"x", include_data=True))
+    attempt("create2_seq", lambda: a.create(p + "/s-", sequence=True, include_data=True))
+    attempt("create2_eph", lambda: a.create(p + "/e", ephemeral=True, include_data=True))
+    attempt("create2_ephseq", lambda: a.create(p + "/es-", ephemeral=True, sequence=True, include_data=True))
+    attempt("create2_exists", lambda: a.create(p + "/n", include_data=True))
+    attempt("create_makepath", lambda: a.create(p + "/deep/er/leaf", b"l", makepath=True))
+    attempt("create_noparent", lambda: a.create(p + "/nope/x"))
+    attempt("create_under_eph", lambda: a.create(p + "/e/x"))
+    attempt("children_with_data", lambda: (",".join(sorted(a.get_children(p, include_data=True)[0])),
+                                           a.get_children(p, include_data=True)[1]))
+    attempt("sync", lambda: a.sync(p + "/n"))
+    attempt("get_acls", lambda: "%s aversion=%d" % (a.get_acls(p + "/n")[0], a.get_acls(p + "/n")[1].aversion))
+    attempt("set_acls_badversion", lambda: a.set_acls(p + "/n", READ_ACL_UNSAFE, version=5) and "ok")
+    attempt("set_acls", lambda: a.set_acls(p + "/n", READ_ACL_UNSAFE).aversion)
+    attempt("set_read_only", lambda: a.set(p + "/n", b"y"))
+    attempt("add_auth", lambda: a.add_auth("digest", "alice:secret"))
+    acl = make_digest_acl("alice", "secret", all=True)
+    attempt("create_digest", lambda: a.create(p + "/private", b"s", acl=[acl]))
+    attempt("owner_get", lambda: a.get(p + "/private")[0].decode())
+    attempt("other_get", lambda: b.get(p + "/private")[0].decode())
+    attempt("other_add_auth_unknown", lambda: b.add_auth("nosuchscheme", "x"))
+    attempt("other_state", lambda: b.state)
+    attempt("delete_notempty", lambda: a.delete(p + "/deep"))
+    attempt("delete_recursive", lambda: a.delete(p + "/deep", recursive=True))
+    attempt("delete_badversion", lambda: a.delete(p + "/e", version=3))
+    attempt("delete_missing", lambda: a.delete(p + "/missing"))
+    attempt("set_missing", lambda: a.set(p + "/missing", b""))
+    attempt("get_missing", lambda: a.get(p + "/missing"))
+    # Not reconfig: kazoo 2.8 has no exception for ReconfigDisabled (-123)
+    # and its connection thread dies on the unknown code, on any server.
+    attempt("set_acls_empty", lambda: a.set_acls(p + "/e", []))
+    attempt("exists_root", lambda: a.exists("/").czxid)
 
 
 CHECKS = [
+    ("basic_ops", check_basic_ops),
     ("lock", check_lock),
     ("lock_queue", check_lock_queue),
     ("lock_timeout", check_lock_timeout),
