@@ -318,6 +318,7 @@ func (t *Tree) closeSession(session, zxid int64, listed []string, events *[]Even
 	delete(t.sessions, session)
 	owned := t.ephemerals[session]
 	delete(t.ephemerals, session)
+	delete(t.javaEphemerals, session)
 	t.numEphem -= len(owned)
 	for _, path := range listed {
 		t.deleteNode(path, zxid, events)

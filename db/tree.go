@@ -161,6 +161,10 @@ type Tree struct {
 	digest      int64 // wrapping sum of node digests
 	digestBlock [60]byte
 	lastZxid    int64
+
+	// javaEphemerals mirrors ephemerals as Java's HashSets, for the
+	// order clients see them in (see JavaStringSet).
+	javaEphemerals map[int64]*JavaStringSet
 }
 
 // New returns a tree holding what every ZooKeeper tree starts with: "/",
@@ -221,6 +225,7 @@ func (t *Tree) indexKind(n *node) {
 		if _, dup := set[n]; !dup {
 			set[n] = struct{}{}
 			t.numEphem++
+			t.javaEphemeralAdd(n.owner, n.path)
 		}
 	case proto.KindContainer:
 		t.containers[n] = struct{}{}
@@ -236,6 +241,7 @@ func (t *Tree) unindexKind(n *node) {
 			if _, ok := set[n]; ok {
 				delete(set, n)
 				t.numEphem--
+				t.javaEphemeralRemove(n.owner, n.path)
 				if len(set) == 0 {
 					delete(t.ephemerals, n.owner)
 				}

@@ -132,25 +132,19 @@ func (o *outstandingChanges) rollback(s *changeSnapshot) {
 	}
 }
 
-// pendingEphemerals adjusts a session's ephemerals in the tree by the
-// outstanding creates and deletes, as a closeSession must list them.
-func (o *outstandingChanges) pendingEphemerals(sid int64, inTree []string) []string {
-	set := make(map[string]bool, len(inTree))
-	for _, p := range inTree {
-		set[p] = true
-	}
+// pendingEphemerals adjusts a session's ephemerals in the tree (es, a
+// copy) by the outstanding creates and deletes, as Java's closeSession
+// does, and lists them in the order Java's set iterates: the order the
+// closeSession txn lists them and deletes them in.
+func (o *outstandingChanges) pendingEphemerals(sid int64, es *db.JavaStringSet) []string {
 	o.mu.Lock()
 	for _, r := range o.records {
 		if r.deleted {
-			delete(set, r.path)
+			es.Remove(r.path)
 		} else if r.node.Stat.EphemeralOwner == sid {
-			set[r.path] = true
+			es.Add(r.path)
 		}
 	}
 	o.mu.Unlock()
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	return out
+	return es.Paths()
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"sort"
 	"time"
 
 	"github.com/gozk/gozk/db"
@@ -360,8 +359,7 @@ func (p *prepStage) checkVersion(r *request, req *proto.CheckVersionRequest) (pr
 }
 
 func (p *prepStage) checkCloseSession(r *request, zxid int64) (proto.OpCode, jute.Record, proto.ErrCode) {
-	paths := p.changes.pendingEphemerals(r.sid, p.srv.tree.Ephemerals(r.sid))
-	sort.Strings(paths)
+	paths := p.changes.pendingEphemerals(r.sid, p.srv.tree.EphemeralSet(r.sid))
 	for _, path := range paths {
 		if parentPath, ok := proto.ParentPath(path); ok {
 			if parent, ok := p.changes.lookup(parentPath); ok {

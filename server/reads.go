@@ -141,7 +141,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			return
 		}
 		sess := c.currentSession()
-		all := s.tree.Ephemerals(sess.id)
+		all := s.tree.EphemeralSet(sess.id).Paths() // in Java's order
 		prefix := req.PrefixPath
 		out := make([]string, 0, len(all))
 		for _, p := range all {
