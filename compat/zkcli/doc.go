@@ -22,8 +22,10 @@
 // (numbered by first appearance) and the server address. Watch
 // notifications are printed by zkCli's event thread, so their position
 // among command output is a race; they are taken out into their own
-// ordered list. Lists in brackets are sorted, since the server's order of
-// getEphemerals is unspecified.
+// ordered list; the WatchRemoved events of one removewatches are sorted,
+// since the Java client reports them in a per-run hash order. Lists in
+// brackets are sorted, since the server's order of getEphemerals is
+// unspecified.
 //
 // zkCli.sh is found through $GOZK_ZKCLI, then zkCli.sh on $PATH, then the
 // Debian location (DefaultZkCli). Tests skip when it is missing unless

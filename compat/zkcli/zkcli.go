@@ -188,6 +188,11 @@ func Normalize(raw, addr string) Transcript {
 		kept = append(kept, l)
 	}
 
+	// The Java client reports the watches one removewatches took away
+	// from a HashMap keyed by event type, so their order changes from run
+	// to run: sort each run of removals for one path.
+	sortWatchRemovals(t.Events)
+
 	// zxids by rank, session ids by first appearance.
 	var zxids []uint64
 	seen := map[uint64]bool{}
@@ -240,6 +245,28 @@ func Normalize(raw, addr string) Transcript {
 		t.Lines = append(t.Lines, l)
 	}
 	return t
+}
+
+var watchRemoved = regexp.MustCompile(`^state:\S+ type:\w+WatchRemoved path:(.*)$`)
+
+func sortWatchRemovals(events []string) {
+	for i := 0; i < len(events); {
+		m := watchRemoved.FindStringSubmatch(events[i])
+		if m == nil {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(events) {
+			n := watchRemoved.FindStringSubmatch(events[j])
+			if n == nil || n[1] != m[1] {
+				break
+			}
+			j++
+		}
+		sort.Strings(events[i:j])
+		i = j
+	}
 }
 
 // ParseTranscript reads the String form back.
