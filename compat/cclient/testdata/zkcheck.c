@@ -1151,11 +1151,25 @@ static void check_session_close(void) {
     add(&l, "ephseq:rc=%d", rc);
     char seqpath[4200];
     snprintf(seqpath, sizeof(seqpath), "%s%s", root, seq.text + strlen("<root>"));
+    /* More ephemerals, each watched: closing deletes them, and fires the
+     * watches, in the order of Java's HashSet of the session's paths. */
+    static const char *more[] = {"/sc-alpha", "/sc-beta", "/sc-gamma", "/sc-delta", "/sc-n1",
+                                 "/sc-n2", "/sc-n3", "/sc-n4", "/sc-n5", "/sc-n6"};
+    for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+        acreate(h, P(more[i]), "", ZOO_EPHEMERAL, &r);
+    }
+    adelete(h, P("/sc-beta"), -1);
+    acreate(h, P("/sc-beta"), "", ZOO_EPHEMERAL, &r);
     res_init(&r);
     zoo_awexists(zh, P("/sc"), watcher, &w, stat_cb, &r);
     add(&l, "watch:rc=%d", await(&r));
+    for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+        res_init(&r);
+        zoo_awexists(zh, P(more[i]), watcher, &w, stat_cb, &r);
+        await(&r);
+    }
     add(&l, "close=%d", zookeeper_close(h));
-    wait_events(&w, 1, WAIT_MS);
+    wait_events(&w, 1 + (int)(sizeof(more) / sizeof(more[0])), WAIT_MS);
     add_events(&l, &w, 0);
     add(&l, "exists_after:rc=%d", aexists(zh, P("/sc"), 0, &r));
     add(&l, "exists_seq_after:rc=%d", aexists(zh, seqpath, 0, &r));
