@@ -2,6 +2,7 @@ package suite
 
 import (
 	"reflect"
+	"regexp"
 	"testing"
 )
 
@@ -38,5 +39,25 @@ func TestSettings(t *testing.T) {
 	}
 	if g := (Settings{}).gozkOptions(); g.Config != nil || g.TickTime != 0 {
 		t.Errorf("default gozk options %+v", g)
+	}
+}
+
+func TestZxidNames(t *testing.T) {
+	re := regexp.MustCompile(`^([cm]Zxid = )0x([0-9a-f]+)$`)
+	got := ZxidNames([]string{"cZxid = 0x1000000a", "mZxid = 0x0", "x", "cZxid = 0x10000002", "mZxid = 0x1000000a"}, re)
+	want := map[uint64]string{0x10000002: "Z1", 0x1000000a: "Z2"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ZxidNames = %v, want %v", got, want)
+	}
+}
+
+func TestSessionNames(t *testing.T) {
+	s := SessionNames{}
+	for _, c := range []struct{ hex, want string }{
+		{"0100a", "S1"}, {"0", "0"}, {"000", "0"}, {"200b", "S2"}, {"100a", "S1"},
+	} {
+		if got := s.Name(c.hex); got != c.want {
+			t.Errorf("Name(%q) = %q, want %q", c.hex, got, c.want)
+		}
 	}
 }
