@@ -241,7 +241,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 	if n == nil {
 		return proto.ErrNoNode
 	}
-	if n.children != nil {
+	if n.numChildren() > 0 {
 		// Java would drop the node and leave its children orphaned in its
 		// path map; no valid log asks for this.
 		return proto.ErrNotEmpty

@@ -26,13 +26,15 @@ type SnapshotNode struct {
 // one walk reflect different moments. What the walk yields holds every txn
 // up to Zxid and possibly some later ones; replaying the log from Zxid+1
 // over it gives the exact tree, because Apply converges on txns already
-// reflected (see the package comment). A node deleted before the walk
+// reflected (see the package comment). Nodes come in Walk's order, so a
+// tree loaded from them iterates children as the walked one did. A node deleted before the walk
 // reaches it is skipped, one created after its parent was copied is not
 // seen; replay settles both.
 type FuzzyWalk struct {
 	t     *Tree
 	zxid  int64
 	stack []*node
+	keys  []uint64 // scratch for childList.javaOrder
 }
 
 // StartFuzzyWalk begins a walk at the current LastProcessedZxid.
@@ -64,9 +66,14 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 			continue // deleted since its parent was copied
 		}
 		dst = append(dst, SnapshotNode{Path: n.path, Data: n.data, ACLID: n.acl.id, ACL: n.acl.acl, Stat: n.persisted()})
-		if n.children != nil {
-			w.stack = append(w.stack, n.children.nodes...)
-			work += len(n.children.nodes)
+		if l := n.children; l != nil && l.live > 0 {
+			// Pushed last to first, so that they come out in Java's
+			// order (see Walk).
+			w.keys = l.javaOrder(w.keys)
+			for i := len(w.keys) - 1; i >= 0; i-- {
+				w.stack = append(w.stack, l.nodes[uint32(w.keys[i])])
+			}
+			work += len(w.keys)
 		}
 	}
 	return dst

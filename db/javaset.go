@@ -3,6 +3,7 @@ package db
 import (
 	"slices"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // JavaStringSet keeps what java.util.HashSet<String> needs to iterate in
@@ -14,8 +15,9 @@ import (
 //
 // Iteration goes by bucket, spread(String.hashCode()) & (capacity-1),
 // then by insertion within a bucket (a resize splits a bucket without
-// reordering it). Treeified buckets (8 or more paths in one bucket of a
-// table of 64 or more) are not modelled.
+// reordering it). A bucket that reaches 9 paths doubles a table smaller
+// than 64 (see javaGrow); in a larger table it becomes a tree, whose order
+// is not modelled.
 type JavaStringSet struct {
 	capacity int
 	next     uint64
@@ -29,17 +31,26 @@ func newJavaStringSet(capacity int) *JavaStringSet {
 	return &JavaStringSet{capacity: capacity, seq: make(map[string]uint64)}
 }
 
-// Add adds p if it is not there, growing the table as Java does when the
-// size passes three quarters of the capacity.
+// Add adds p if it is not there, growing the table as Java does.
 func (s *JavaStringSet) Add(p string) {
 	if _, ok := s.seq[p]; ok {
 		return
 	}
 	s.seq[p] = s.next
 	s.next++
-	if len(s.seq) > s.capacity/4*3 {
-		s.capacity *= 2
+	s.capacity = int(javaGrow(int32(s.capacity), len(s.seq), p, s.bucketCount))
+}
+
+// bucketCount counts the elements in bucket b of a table of the given
+// capacity.
+func (s *JavaStringSet) bucketCount(b, capacity uint32) int {
+	k := 0
+	for p := range s.seq {
+		if javaSpreadHash(p)&(capacity-1) == b {
+			k++
+		}
 	}
+	return k
 }
 
 // Remove takes p out; the table keeps its size.
@@ -102,14 +113,30 @@ func javaTableSizeFor(c int) int {
 }
 
 // javaSpreadHash is HashMap.hash(key) for a String: String.hashCode over
-// its UTF-16 code units, with the high half folded into the low half.
+// its UTF-16 code units, with the high half folded into the low half. It
+// reads the UTF-8 the way []rune and utf16.Encode would (U+FFFD for each
+// byte that does not start a valid sequence), without allocating.
 func javaSpreadHash(s string) uint32 {
-	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
+	var h uint32
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return javaSpreadHashFrom(h, s[i:])
+		}
+		h = 31*h + uint32(s[i])
 	}
-	x := uint32(h)
-	return x ^ (x >> 16)
+	return h ^ (h >> 16)
+}
+
+func javaSpreadHashFrom(h uint32, s string) uint32 {
+	for _, r := range s {
+		if r >= 0x10000 {
+			hi, lo := utf16.EncodeRune(r)
+			h = 31*(31*h+uint32(hi)) + uint32(lo)
+		} else {
+			h = 31*h + uint32(r)
+		}
+	}
+	return h ^ (h >> 16)
 }
 
 // EphemeralSet returns what Java's DataTree.getEphemerals returns for a

@@ -233,6 +233,9 @@ func subtreeUsage(n *node) (count, bytes int64) {
 	count, bytes = 1, int64(len(n.data))
 	if n.children != nil {
 		for _, c := range n.children.nodes {
+			if c == nil {
+				continue
+			}
 			cc, cb := subtreeUsage(c)
 			count += cc
 			bytes += cb
@@ -294,7 +297,7 @@ func (t *Tree) setupQuotas() {
 	}
 	var visit func(n *node)
 	visit = func(n *node) {
-		if n.children == nil {
+		if n.numChildren() == 0 {
 			const suffix = "/" + proto.QuotaLimitsNode
 			if strings.HasSuffix(n.path, suffix) {
 				root := n.path[len(proto.QuotaPath):strings.Index(n.path, suffix)]
@@ -304,7 +307,9 @@ func (t *Tree) setupQuotas() {
 			return
 		}
 		for _, c := range n.children.nodes {
-			visit(c)
+			if c != nil {
+				visit(c)
+			}
 		}
 	}
 	visit(quota)

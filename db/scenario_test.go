@@ -68,8 +68,17 @@ func runScenario(t *testing.T, src string) string {
 			continue
 		}
 		f := strings.Fields(line)
-		if f[0] == "dump" {
+		switch f[0] {
+		case "dump":
 			dumpTree(&out, tree)
+			continue
+		case "children":
+			children, _, _, _ := tree.GetChildren(f[1], nil)
+			fmt.Fprintf(&out, "#%d children %s %s\n", lineno, f[1], strings.Join(children, ","))
+			continue
+		case "restart":
+			tree = restartTree(t, tree, opts)
+			fmt.Fprintf(&out, "#%d restart nodes=%d digest=%d\n", lineno, tree.NodeCount(), tree.Digest())
 			continue
 		}
 		zxid, _ := strconv.ParseInt(f[1], 10, 64)
@@ -257,7 +266,7 @@ func dumpTree(out *strings.Builder, tree *Tree) {
 		fmt.Fprintf(out, "  %s data=%s stat=%s stored=%d,%d acl=%s\n", p, d, statString(stat),
 			info.Stat.Cversion, info.Stat.EphemeralOwner, strings.Join(acls, ","))
 		children, _, _, _ := tree.GetChildren(p, nil)
-		for _, c := range children {
+		for _, c := range slices.Sorted(slices.Values(children)) {
 			visit(path + "/" + c)
 		}
 	}
@@ -267,4 +276,43 @@ func dumpTree(out *strings.Builder, tree *Tree) {
 			fmt.Fprintf(out, "  ephemerals %d %s\n", sid, strings.Join(eph, ","))
 		}
 	}
+}
+
+// restartTree does what a restart does to a tree: a snapshot taken with
+// FuzzyWalk (a few nodes per step, as the server takes them) is loaded
+// into a new tree, which the scenario goes on with. WalkSnapshot, which
+// `gozk data java export` writes Java's snapshots with, must list the
+// nodes in the same order.
+func restartTree(t *testing.T, tree *Tree, opts Options) *Tree {
+	t.Helper()
+	var walked []string
+	if err := tree.WalkSnapshot(func([]proto.ACLCacheEntry) error { return nil },
+		func(path string, _ []byte, _ int64, _ proto.StatPersisted) error {
+			walked = append(walked, path)
+			return nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	nt := New(opts)
+	ld := nt.NewLoader()
+	w := tree.StartFuzzyWalk()
+	var fuzzy []string
+	for batch := w.Next(nil, 3); len(batch) > 0; batch = w.Next(batch, 3) {
+		for _, n := range batch {
+			if n.ACLID != OpenACLID {
+				ld.ACL(n.ACLID, n.ACL)
+			}
+			if err := ld.Node(n.Path, n.Data, n.ACLID, &n.Stat); err != nil {
+				t.Fatal(err)
+			}
+			fuzzy = append(fuzzy, n.Path)
+		}
+	}
+	if !slices.Equal(walked, fuzzy) {
+		t.Errorf("WalkSnapshot and FuzzyWalk disagree:\n%q\n%q", walked, fuzzy)
+	}
+	nt.SetSessions(tree.Sessions())
+	nt.FinishLoad()
+	nt.SetLastProcessedZxid(tree.LastProcessedZxid())
+	return nt
 }

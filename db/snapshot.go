@@ -8,7 +8,10 @@ import (
 )
 
 // Walk calls fn for every node, parents before their children, the root
-// first under the path "" (as Java's snapshots name it). Data and ACL are
+// first under the path "" (as Java's snapshots name it), in the order
+// Java's snapshots list them: depth first, each node's children in their
+// Java iteration order (see childList), which is the order a restart
+// rebuilds each parent's children in. Data and ACL are
 // shared with the tree. It holds the read lock throughout, so Apply waits
 // until it returns; fn must not call methods of t. The first error fn
 // returns stops the walk and is returned.
@@ -39,11 +42,9 @@ func walkNode(n *node, fn func(*node) error) error {
 	if err := fn(n); err != nil {
 		return err
 	}
-	if n.children != nil {
-		for _, c := range n.children.nodes {
-			if err := walkNode(c, fn); err != nil {
-				return err
-			}
+	for _, c := range n.javaChildren() {
+		if err := walkNode(c, fn); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -95,6 +96,11 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 			}
 			t.indexKind(n)
 			t.digestAdd(n)
+			if n == t.root {
+				t.detachBuiltIns()
+			} else if n.slot < 0 {
+				n.parent.addChild(n)
+			}
 			return n, nil
 		}
 	}
@@ -130,11 +136,41 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 	return n, nil
 }
 
-// FinishLoad completes a load: it rebuilds the quota roots and recounts
-// every quota stats node (as Java does at startup). The digest is kept up
-// to date node by node as they load.
+// builtInPaths are the nodes New makes below the root, parents first.
+var builtInPaths = [...]string{proto.ZooKeeperPath, proto.QuotaPath, proto.ConfigPath}
+
+// detachBuiltIns takes the built-in nodes out of their parents' child
+// lists (slot -1 marks them) when a load begins with the root. Java's
+// DataTree.deserialize starts from new nodes with no children and adds
+// each node to its parent as its record comes, so the built-in nodes take
+// the place the snapshot gives them among the loaded ones, in parents
+// whose sets start at their first capacity.
+func (t *Tree) detachBuiltIns() {
+	for i := len(builtInPaths) - 1; i >= 0; i-- {
+		n := t.nodes[builtInPaths[i]]
+		if n == nil || n.slot < 0 {
+			continue
+		}
+		p := n.parent
+		p.removeChild(n)
+		n.slot = -1
+		if p.children.live == 0 {
+			p.children = nil
+		}
+	}
+}
+
+// FinishLoad completes a load: it puts back any built-in node the
+// snapshot did not list, rebuilds the quota roots and recounts every
+// quota stats node (as Java does at startup). The digest is kept up to
+// date node by node as they load.
 func (t *Tree) FinishLoad() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, p := range builtInPaths {
+		if n := t.nodes[p]; n != nil && n.slot < 0 {
+			n.parent.addChild(n)
+		}
+	}
 	t.setupQuotas()
 }

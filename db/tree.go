@@ -72,7 +72,7 @@ type NodeInfo struct {
 
 // node is one znode. It is kept at 128 bytes: the name is the tail of the
 // path (stored once), the ACL is a pointer into the interned cache, and
-// nodes without children carry no child list.
+// nodes that never had a child carry no child list.
 type node struct {
 	path     string // full path; "" for the root, as Java keys it
 	data     []byte // nil (null data) stays distinct from empty
@@ -85,47 +85,7 @@ type node struct {
 	slot                                     int32 // index in parent.children
 }
 
-// childList is a node's children in no particular order; removal swaps the
-// last child into the hole (node.slot makes that O(1)), and readers sort.
-type childList struct {
-	nodes []*node
-}
-
 func (n *node) name() string { return n.path[strings.LastIndexByte(n.path, '/')+1:] }
-
-func (n *node) numChildren() int {
-	if n.children == nil {
-		return 0
-	}
-	return len(n.children.nodes)
-}
-
-func (n *node) addChild(c *node) {
-	if n.children == nil {
-		n.children = &childList{}
-	}
-	c.slot = int32(len(n.children.nodes))
-	n.children.nodes = append(n.children.nodes, c)
-}
-
-func (n *node) removeChild(c *node) {
-	list := n.children.nodes
-	last := len(list) - 1
-	i := c.slot
-	list[i] = list[last]
-	list[i].slot = i
-	list[last] = nil
-	list = list[:last]
-	switch {
-	case last == 0:
-		n.children = nil
-	case cap(list) > 64 && len(list) < cap(list)/4:
-		// Give back memory after mass deletions under one parent.
-		n.children.nodes = append(make([]*node, 0, len(list)*2), list...)
-	default:
-		n.children.nodes = list
-	}
-}
 
 func (n *node) persisted() proto.StatPersisted {
 	return proto.StatPersisted{
@@ -352,10 +312,12 @@ func (t *Tree) Exists(path string) (stat proto.Stat, acl []proto.ACL, ok bool) {
 	return
 }
 
-// GetChildren appends the names of a node's children to dst[:0] in sorted
-// order and returns them with the node's stat and ACL. The slice is never
-// nil when ok, so an empty list encodes as an empty vector.
+// GetChildren appends the names of a node's children to dst[:0] in the
+// order Java's HashSet iterates them (see childList) and returns them with
+// the node's stat and ACL. The slice is never nil when ok, so an empty
+// list encodes as an empty vector.
 func (t *Tree) GetChildren(path string, dst []string) (children []string, stat proto.Stat, acl []proto.ACL, ok bool) {
+	var buf [64]uint64
 	t.mu.RLock()
 	n := t.lookup(path)
 	if n == nil {
@@ -367,13 +329,13 @@ func (t *Tree) GetChildren(path string, dst []string) (children []string, stat p
 		children = make([]string, 0, n.numChildren())
 	}
 	if n.children != nil {
-		for _, c := range n.children.nodes {
-			children = append(children, c.name())
+		l := n.children
+		for _, k := range l.javaOrder(buf[:0]) {
+			children = append(children, l.nodes[uint32(k)].name())
 		}
 	}
 	stat, acl = t.visibleStat(n), n.acl.acl
 	t.mu.RUnlock()
-	slices.Sort(children)
 	return children, stat, acl, true
 }
 
@@ -412,9 +374,11 @@ func countDescendants(n *node) int {
 	if n.children == nil {
 		return 0
 	}
-	total := len(n.children.nodes)
+	total := int(n.children.live)
 	for _, c := range n.children.nodes {
-		total += countDescendants(c)
+		if c != nil {
+			total += countDescendants(c)
+		}
 	}
 	return total
 }
@@ -500,7 +464,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 	t.mu.RLock()
 	var out []string
 	for n := range t.containers {
-		if n.children != nil {
+		if n.numChildren() > 0 {
 			continue
 		}
 		if n.cversion > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime > maxNeverUsedMillis) {
@@ -508,7 +472,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 		}
 	}
 	for n := range t.ttls {
-		if n.children != nil {
+		if n.numChildren() > 0 {
 			continue
 		}
 		if ttl := proto.TTLOf(n.owner); ttl != 0 && nowMillis-n.mtime > ttl {

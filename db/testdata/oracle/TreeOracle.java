@@ -6,8 +6,11 @@
 // count, approximate data size, ephemeral count, the watch events the txn
 // fired (captured with a persistent watch on every path the scenario
 // names) and, where the txn has one, the stat or the multi results.
-// A "dump" line prints every node in path order.
+// A "dump" line prints every node in path order, a "children" line a
+// node's children in getChildren's order, and a "restart" line replaces
+// the tree with one read back from its snapshot, as a restart does.
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +21,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.jute.BinaryInputArchive;
 import org.apache.jute.BinaryOutputArchive;
 import org.apache.jute.Record;
 import org.apache.zookeeper.WatchedEvent;
@@ -82,6 +86,27 @@ public class TreeOracle {
             String[] f = line.split("\\s+");
             if (f[0].equals("dump")) {
                 dump(dt);
+                continue;
+            }
+            if (f[0].equals("children")) {
+                // getChildren's order: the parent's HashSet iterated.
+                List<String> cs = dt.getChildren(f[1], null, null);
+                System.out.println("#" + lineno + " children " + f[1] + " " + String.join(",", cs));
+                continue;
+            }
+            if (f[0].equals("restart")) {
+                // What a restart does to the tree: a snapshot written and
+                // read back into a new DataTree.
+                ByteArrayOutputStream bos = new ByteArrayOutputStream();
+                dt.serialize(BinaryOutputArchive.getArchive(bos), "tree");
+                DataTree nt = new DataTree();
+                nt.deserialize(BinaryInputArchive.getArchive(new ByteArrayInputStream(bos.toByteArray())), "tree");
+                nt.lastProcessedZxid = dt.lastProcessedZxid;
+                dt = nt;
+                for (String p : watched) {
+                    dt.addWatch(p, w, 0);
+                }
+                System.out.println("#" + lineno + " restart nodes=" + dt.getNodeCount() + " digest=" + dt.getTreeDigest());
                 continue;
             }
             long zxid = Long.parseLong(f[1]);

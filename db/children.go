@@ -1,0 +1,158 @@
+package db
+
+import "slices"
+
+// childList is a node's children as Java's DataNode keeps them: a
+// java.util.HashSet<String> created with capacity 8 on the first child,
+// whose iteration order clients see (getChildren, and the order a
+// snapshot lists children in, which a restart rebuilds the sets from).
+//
+// It holds the children in the order they were added (a removal leaves a
+// nil hole, filled later by compact, which keeps the order and each
+// child's node.slot) and the capacity Java's table has grown to, which
+// never shrinks. Java iterates bucket by bucket, bucket being
+// javaSpreadHash(name) & (capacity-1), and within a bucket in insertion
+// order (a resize splits a bucket without reordering it), so sorting the
+// positions by bucket, stably, gives Java's order: see javaOrder.
+//
+// The list stays when its last child goes, as Java's set does, because
+// its capacity decides the order of later children.
+//
+// A bucket that reaches 9 names in a table of 64 or more becomes a
+// red-black tree in Java, and iterates in an order that depends on the
+// tree's shape; that is not modelled (the names keep insertion order in
+// their bucket). It takes 9 names whose hashes agree in their low 6 or
+// more bits under one parent.
+type childList struct {
+	nodes    []*node // in insertion order; nil where a child was removed
+	live     int32   // non-nil entries of nodes
+	capacity int32   // capacity of Java's HashMap table
+}
+
+const (
+	// javaChildCapacity is DataNode's new HashSet<String>(8).
+	javaChildCapacity = 8
+	// javaTreeifyThreshold is HashMap.TREEIFY_THRESHOLD: adding to a
+	// bucket that holds this many names turns it into a tree or, in a
+	// table smaller than javaMinTreeifyCapacity, doubles the table.
+	javaTreeifyThreshold   = 8
+	javaMinTreeifyCapacity = 64
+)
+
+func (n *node) numChildren() int {
+	if n.children == nil {
+		return 0
+	}
+	return int(n.children.live)
+}
+
+func (n *node) addChild(c *node) {
+	l := n.children
+	if l == nil {
+		l = &childList{capacity: javaChildCapacity}
+		n.children = l
+	}
+	c.slot = int32(len(l.nodes))
+	l.nodes = append(l.nodes, c)
+	l.live++
+	l.capacity = javaGrow(l.capacity, int(l.live), c.name(), l.bucketCount)
+}
+
+// javaGrow returns the capacity of a HashMap<String> table of the given
+// capacity once name has been added to it, making its size size: Java
+// doubles a table that is small for a bucket that reaches 9 names
+// (treeifyBin), and one whose size passes three quarters of it.
+// bucketCount counts the names already in a bucket (name included).
+func javaGrow(capacity int32, size int, name string, bucketCount func(bucket, capacity uint32) int) int32 {
+	if capacity < javaMinTreeifyCapacity && size > javaTreeifyThreshold {
+		b := javaSpreadHash(name) & uint32(capacity-1)
+		if bucketCount(b, uint32(capacity)) > javaTreeifyThreshold {
+			capacity *= 2
+		}
+	}
+	if size > int(capacity)/4*3 {
+		capacity *= 2
+	}
+	return capacity
+}
+
+// bucketCount counts the children in bucket b of a table of the given
+// capacity.
+func (l *childList) bucketCount(b, capacity uint32) int {
+	k := 0
+	for _, c := range l.nodes {
+		if c != nil && javaSpreadHash(c.name())&(capacity-1) == b {
+			k++
+		}
+	}
+	return k
+}
+
+func (n *node) removeChild(c *node) {
+	l := n.children
+	l.nodes[c.slot] = nil
+	l.live--
+	// Holes at the end cost nothing to drop.
+	last := len(l.nodes)
+	for last > 0 && l.nodes[last-1] == nil {
+		last--
+	}
+	l.nodes = l.nodes[:last]
+	if l.live == 0 {
+		l.nodes = nil
+	} else if int(l.live)*2 < len(l.nodes) {
+		l.compact()
+	}
+}
+
+// compact closes the holes, keeping the order (and so Java's order
+// within each bucket). It runs when holes outnumber children, so its cost
+// is spread over the removals that made them.
+func (l *childList) compact() {
+	old := l.nodes
+	list := old[:0]
+	if cap(old) > 64 && int(l.live) < cap(old)/4 {
+		// Give back memory after mass deletions under one parent.
+		list = make([]*node, 0, l.live*2)
+	}
+	for _, c := range old {
+		if c != nil {
+			c.slot = int32(len(list))
+			list = append(list, c)
+		}
+	}
+	clear(old[len(list):]) // moved forward (or copied): no stale pointers
+	l.nodes = list
+}
+
+// javaOrder appends to keys[:0] one key per child, bucket<<32 | position,
+// sorted into Java's iteration order; the child is
+// l.nodes[uint32(key)].
+func (l *childList) javaOrder(keys []uint64) []uint64 {
+	keys = keys[:0]
+	if l == nil {
+		return keys
+	}
+	mask := uint32(l.capacity - 1)
+	for i, c := range l.nodes {
+		if c != nil {
+			keys = append(keys, uint64(javaSpreadHash(c.name())&mask)<<32|uint64(i))
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// javaChildren returns n's children in Java's iteration order.
+func (n *node) javaChildren() []*node {
+	l := n.children
+	if l == nil || l.live == 0 {
+		return nil
+	}
+	keys := l.javaOrder(make([]uint64, 0, l.live))
+	out := make([]*node, len(keys))
+	for i, k := range keys {
+		out[i] = l.nodes[uint32(k)]
+	}
+	return out
+}
