@@ -126,22 +126,28 @@ func (l *childList) compact() {
 }
 
 // javaOrder appends to keys[:0] one key per child, bucket<<32 | position,
-// sorted into Java's iteration order; the child is
-// l.nodes[uint32(key)].
-func (l *childList) javaOrder(keys []uint64) []uint64 {
+// sorted into Java's iteration order; the child is l.nodes[uint32(key)].
+// off is where the names start in the children's paths (childNameOffset
+// of the parent).
+func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 	keys = keys[:0]
 	if l == nil {
 		return keys
 	}
 	mask := uint32(l.capacity - 1)
 	for i, c := range l.nodes {
-		if c != nil {
-			keys = append(keys, uint64(javaSpreadHash(c.name())&mask)<<32|uint64(i))
+		if c == nil {
+			continue
 		}
+		keys = append(keys, uint64(javaSpreadHash(c.path[off:])&mask)<<32|uint64(i))
 	}
 	slices.Sort(keys)
 	return keys
 }
+
+// childNameOffset is where the names of n's children start in their
+// paths: the root's path is "", its children's "/name".
+func (n *node) childNameOffset() int { return len(n.path) + 1 }
 
 // javaChildren returns n's children in Java's iteration order.
 func (n *node) javaChildren() []*node {
@@ -149,7 +155,7 @@ func (n *node) javaChildren() []*node {
 	if l == nil || l.live == 0 {
 		return nil
 	}
-	keys := l.javaOrder(make([]uint64, 0, l.live))
+	keys := l.javaOrder(make([]uint64, 0, l.live), n.childNameOffset())
 	out := make([]*node, len(keys))
 	for i, k := range keys {
 		out[i] = l.nodes[uint32(k)]

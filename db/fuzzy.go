@@ -69,7 +69,7 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 		if l := n.children; l != nil && l.live > 0 {
 			// Pushed last to first, so that they come out in Java's
 			// order (see Walk).
-			w.keys = l.javaOrder(w.keys)
+			w.keys = l.javaOrder(w.keys, n.childNameOffset())
 			for i := len(w.keys) - 1; i >= 0; i-- {
 				w.stack = append(w.stack, l.nodes[uint32(w.keys[i])])
 			}

@@ -317,7 +317,7 @@ func (t *Tree) Exists(path string) (stat proto.Stat, acl []proto.ACL, ok bool) {
 // the node's stat and ACL. The slice is never nil when ok, so an empty
 // list encodes as an empty vector.
 func (t *Tree) GetChildren(path string, dst []string) (children []string, stat proto.Stat, acl []proto.ACL, ok bool) {
-	var buf [64]uint64
+	var buf [256]uint64 // the keys of most child lists, without allocating
 	t.mu.RLock()
 	n := t.lookup(path)
 	if n == nil {
@@ -329,9 +329,9 @@ func (t *Tree) GetChildren(path string, dst []string) (children []string, stat p
 		children = make([]string, 0, n.numChildren())
 	}
 	if n.children != nil {
-		l := n.children
-		for _, k := range l.javaOrder(buf[:0]) {
-			children = append(children, l.nodes[uint32(k)].name())
+		l, off := n.children, n.childNameOffset()
+		for _, k := range l.javaOrder(buf[:0], off) {
+			children = append(children, l.nodes[uint32(k)].path[off:])
 		}
 	}
 	stat, acl = t.visibleStat(n), n.acl.acl
