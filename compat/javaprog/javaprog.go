@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/gozk/gozk/compat/javazk"
+	"github.com/gozk/gozk/compat/suite"
 )
 
 // Jars name the client libraries a program can be compiled against, as
@@ -62,10 +63,7 @@ func Compile(tb testing.TB, main string, jars []string, sources ...string) *Prog
 	tb.Helper()
 	java, javac, cp, err := lookup(jars)
 	if err != nil {
-		if javazk.JavaRequired() {
-			tb.Fatalf("%v (%s=1 makes this fatal)", err, javazk.EnvRequireJava)
-		}
-		tb.Skipf("skipping: %v", err)
+		suite.Unavailable(tb, err.Error())
 	}
 	classes := tb.TempDir()
 	args := append([]string{"-nowarn", "-encoding", "UTF-8", "-d", classes, "-cp", strings.Join(cp, ":")}, sources...)
