@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gozk/gozk/compat/suite"
 )
 
 // DefaultZkCli is where Debian's zookeeper package installs zkCli.sh.
@@ -125,7 +127,6 @@ var (
 	zxidLine  = regexp.MustCompile(`^([cmp]Zxid = )0x([0-9a-f]+)$`)
 	ownerLine = regexp.MustCompile(`^(ephemeralOwner = )0x([0-9a-f]+)$`)
 	timeLine  = regexp.MustCompile(`^([cm]time = )(.+)$`)
-	listLine  = regexp.MustCompile(`^\[(.*)\]$`)
 )
 
 // epoch is how zkCli prints time 0 with TZ=UTC.
@@ -194,23 +195,8 @@ func Normalize(raw, addr string) Transcript {
 	sortWatchRemovals(t.Events)
 
 	// zxids by rank, session ids by first appearance.
-	var zxids []uint64
-	seen := map[uint64]bool{}
-	for _, l := range kept {
-		if m := zxidLine.FindStringSubmatch(l); m != nil {
-			z, _ := strconv.ParseUint(m[2], 16, 64)
-			if z != 0 && !seen[z] {
-				seen[z] = true
-				zxids = append(zxids, z)
-			}
-		}
-	}
-	sort.Slice(zxids, func(i, j int) bool { return zxids[i] < zxids[j] })
-	zxidName := map[uint64]string{}
-	for i, z := range zxids {
-		zxidName[z] = "Z" + strconv.Itoa(i+1)
-	}
-	sessionName := map[string]string{}
+	zxidName := suite.ZxidNames(kept, zxidLine)
+	sessionName := suite.SessionNames{}
 	for _, l := range kept {
 		switch {
 		case zxidLine.MatchString(l):
@@ -222,24 +208,12 @@ func Normalize(raw, addr string) Transcript {
 		case ownerLine.MatchString(l):
 			m := ownerLine.FindStringSubmatch(l)
 			if m[2] != "0" {
-				name, ok := sessionName[m[2]]
-				if !ok {
-					name = "S" + strconv.Itoa(len(sessionName)+1)
-					sessionName[m[2]] = name
-				}
-				l = m[1] + name
+				l = m[1] + sessionName.Name(m[2])
 			}
 		case timeLine.MatchString(l):
 			m := timeLine.FindStringSubmatch(l)
 			if m[2] != epoch {
 				l = m[1] + "<time>"
-			}
-		case listLine.MatchString(l):
-			m := listLine.FindStringSubmatch(l)
-			if m[1] != "" {
-				items := strings.Split(m[1], ", ")
-				sort.Strings(items)
-				l = "[" + strings.Join(items, ", ") + "]"
 			}
 		}
 		t.Lines = append(t.Lines, l)

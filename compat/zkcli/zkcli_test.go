@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gozk/gozk/compat/gozkproc"
-	"github.com/gozk/gozk/compat/javazk"
+	"github.com/gozk/gozk/compat/suite"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the Java runs")
@@ -24,40 +24,16 @@ func TestMain(m *testing.M) { os.Exit(gozkproc.RunTests(m)) }
 // performance check.
 const runLimit = 2 * time.Minute
 
-type serverOpts struct {
-	noExtendedTypes bool
-}
-
-type backend struct {
-	name  string
-	start func(t *testing.T, o serverOpts) string // returns the address
-}
-
-var backends = []backend{
-	{name: "java", start: func(t *testing.T, o serverOpts) string {
-		props := map[string]string{"znode.container.checkIntervalMs": "100"}
-		if !o.noExtendedTypes {
-			props["zookeeper.extendedTypesEnabled"] = "true"
-		}
-		return javazk.Start(t, javazk.Options{SystemProperties: props}).Addr
-	}},
-	{name: "gozk", start: func(t *testing.T, o serverOpts) string {
-		cfg := []string{"znode.container.checkIntervalMs=100"}
-		if !o.noExtendedTypes {
-			cfg = append(cfg, "extendedTypesEnabled=true")
-		}
-		return gozkproc.Start(t, gozkproc.Options{Config: cfg}).Addr()
-	}},
-}
+// defaultSettings are the servers' settings unless a script asks for
+// others: TTL nodes enabled, containers and TTL nodes checked every
+// 100 ms.
+var defaultSettings = suite.Settings{ExtendedTypes: true, ContainerCheckMs: 100}
 
 func findZkCli(t *testing.T) string {
 	t.Helper()
 	p, err := Find()
 	if err != nil {
-		if javazk.JavaRequired() {
-			t.Fatalf("%v (%s=1 makes this fatal)", err, javazk.EnvRequireJava)
-		}
-		t.Skipf("skipping: %v", err)
+		suite.Unavailable(t, err.Error())
 	}
 	return p
 }
@@ -66,7 +42,7 @@ func findZkCli(t *testing.T) string {
 type script struct {
 	name     string
 	commands []string
-	opts     serverOpts
+	settings suite.Settings
 }
 
 func loadScripts(t *testing.T) []script {
@@ -81,13 +57,13 @@ func loadScripts(t *testing.T) []script {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := script{name: strings.TrimSuffix(filepath.Base(f), ".zk")}
+		s := script{name: strings.TrimSuffix(filepath.Base(f), ".zk"), settings: defaultSettings}
 		for _, line := range strings.Split(string(b), "\n") {
 			switch {
 			case strings.HasPrefix(line, "# option: "):
 				switch opt := strings.TrimPrefix(line, "# option: "); opt {
 				case "noextended":
-					s.opts.noExtendedTypes = true
+					s.settings.ExtendedTypes = false
 				default:
 					t.Fatalf("%s: unknown option %q", f, opt)
 				}
@@ -107,20 +83,11 @@ func checkGolden(t *testing.T, backendName, name string, got Transcript, exitCod
 	t.Helper()
 	text := got.String() + fmt.Sprintf("# exit %d\n", exitCode)
 	path := filepath.Join("testdata", name+".golden")
-	if *update && backendName == "java" {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	golden, compare := suite.Golden(t, path, backendName, *update, text)
+	if !compare || golden == text {
 		return
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the java subtests with -update to create it)", err)
-	}
-	if string(b) == text {
-		return
-	}
-	wantText, wantExit, _ := strings.Cut(string(b), "# exit ")
+	wantText, wantExit, _ := strings.Cut(golden, "# exit ")
 	want, err := ParseTranscript(wantText)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -141,11 +108,11 @@ func checkGolden(t *testing.T, backendName, name string, got Transcript, exitCod
 func TestScripts(t *testing.T) {
 	zkcli := findZkCli(t)
 	scripts := loadScripts(t)
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range suite.Backends {
+		t.Run(b.Name, func(t *testing.T) {
 			for _, s := range scripts {
 				t.Run(s.name, func(t *testing.T) {
-					addr := b.start(t, s.opts)
+					addr := b.Start(t, s.settings).Addr
 					commands := make([]string, len(s.commands))
 					for i, c := range s.commands {
 						commands[i] = strings.ReplaceAll(c, "{addr}", addr)
@@ -157,7 +124,7 @@ func TestScripts(t *testing.T) {
 						t.Fatalf("zkCli: %v\n%s", err, res.Raw)
 					}
 					got := Normalize(res.Raw, addr)
-					checkGolden(t, b.name, s.name, got, res.ExitCode)
+					checkGolden(t, b.Name, s.name, got, res.ExitCode)
 					if t.Failed() {
 						t.Logf("raw zkCli output:\n%s", res.Raw)
 					}
@@ -192,9 +159,9 @@ var singleCommands = [][]string{
 // arguments, and compares outputs and exit statuses with the Java ones.
 func TestSingleCommands(t *testing.T) {
 	zkcli := findZkCli(t)
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			addr := b.start(t, serverOpts{})
+	for _, b := range suite.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			addr := b.Start(t, defaultSettings).Addr
 			var all Transcript
 			for _, args := range singleCommands {
 				ctx, cancel := context.WithTimeout(context.Background(), runLimit)
@@ -209,7 +176,7 @@ func TestSingleCommands(t *testing.T) {
 				all.Lines = append(all.Lines, fmt.Sprintf("(exit %d)", res.ExitCode))
 				all.Events = append(all.Events, tr.Events...)
 			}
-			checkGolden(t, b.name, "single_commands", all, 0)
+			checkGolden(t, b.Name, "single_commands", all, 0)
 		})
 	}
 }
