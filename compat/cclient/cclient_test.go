@@ -22,7 +22,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gozk/gozk/compat/gozkproc"
-	"github.com/gozk/gozk/compat/javazk"
+	"github.com/gozk/gozk/compat/suite"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the Java runs")
@@ -33,37 +33,17 @@ func TestMain(m *testing.M) { os.Exit(gozkproc.RunTests(m)) }
 // performance check.
 const runLimit = 2 * time.Minute
 
-type backend struct {
-	name  string
-	start func(t *testing.T) string // returns the address
-}
-
-var backends = []backend{
-	{name: "java", start: func(t *testing.T) string {
-		return javazk.Start(t, javazk.Options{SystemProperties: map[string]string{
-			"zookeeper.extendedTypesEnabled":  "true",
-			"znode.container.checkIntervalMs": "100",
-		}}).Addr
-	}},
-	{name: "gozk", start: func(t *testing.T) string {
-		return gozkproc.Start(t, gozkproc.Options{Config: []string{
-			"extendedTypesEnabled=true",
-			"znode.container.checkIntervalMs=100",
-		}}).Addr()
-	}},
-}
+// settings are both servers': TTL nodes enabled, containers and TTL
+// nodes checked every 100 ms.
+var settings = suite.Settings{ExtendedTypes: true, ContainerCheckMs: 100}
 
 // need skips the test when a piece of the C client is missing, or fails
 // it when GOZK_REQUIRE_JAVA=1 (CI installs the C client with the oracle).
 func need(t *testing.T, err error) {
 	t.Helper()
-	if err == nil {
-		return
+	if err != nil {
+		suite.Unavailable(t, err.Error())
 	}
-	if javazk.JavaRequired() {
-		t.Fatalf("%v (%s=1 makes this fatal)", err, javazk.EnvRequireJava)
-	}
-	t.Skipf("skipping: %v", err)
 }
 
 // checkGolden compares text with testdata/<name>.golden, or writes it
@@ -71,17 +51,11 @@ func need(t *testing.T, err error) {
 func checkGolden(t *testing.T, backendName, name, text string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update && backendName == "java" {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	golden, compare := suite.Golden(t, path, backendName, *update, text)
+	if !compare {
 		return
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the java subtests with -update to create it)", err)
-	}
-	if d := DiffText(string(b), text); d != "" {
+	if d := DiffText(golden, text); d != "" {
 		t.Errorf("%s output differs from %s (recorded from Java):\n%s", backendName, path, d)
 	}
 }
@@ -134,13 +108,13 @@ func TestCliMt(t *testing.T) {
 	if len(scripts) == 0 {
 		t.Fatal("no testdata/*.cli scripts")
 	}
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range suite.Backends {
+		t.Run(b.Name, func(t *testing.T) {
 			for _, s := range scripts {
 				name := strings.TrimSuffix(filepath.Base(s), ".cli")
 				t.Run(name, func(t *testing.T) {
 					commands := loadScript(t, s)
-					addr := b.start(t)
+					addr := b.Start(t, settings).Addr
 					prepare(t, addr)
 					ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 					defer cancel()
@@ -149,7 +123,7 @@ func TestCliMt(t *testing.T) {
 					if err != nil {
 						t.Fatalf("cli_mt: %v\nso far:\n%s", err, text)
 					}
-					checkGolden(t, b.name, filepath.Base(s), text)
+					checkGolden(t, b.Name, filepath.Base(s), text)
 				})
 			}
 		})
@@ -178,9 +152,9 @@ func TestCheckProgram(t *testing.T) {
 	} else if !*update {
 		t.Fatalf("%v (run the java subtests with -update to create it)", err)
 	}
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			addr := b.start(t)
+	for _, b := range suite.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			addr := b.Start(t, settings).Addr
 			ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, addr, "/capi")
@@ -194,7 +168,7 @@ func TestCheckProgram(t *testing.T) {
 			if perr != nil {
 				t.Fatalf("%v\noutput:\n%s", perr, out)
 			}
-			if *update && b.name == "java" {
+			if *update && b.Name == "java" {
 				if err := os.WriteFile(filepath.Join("testdata", "zkcheck.golden"), out, 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -213,7 +187,7 @@ func TestCheckProgram(t *testing.T) {
 					}
 					if want != l.Result {
 						t.Errorf("%s differs from Java:\n  java: %s\n  %s: %s\n  first difference: %s",
-							l.Name, want, b.name, l.Result, firstDifference(want, l.Result))
+							l.Name, want, b.Name, l.Result, firstDifference(want, l.Result))
 					}
 				})
 			}
@@ -257,9 +231,9 @@ const loadGenCycles = 3
 func TestLoadGen(t *testing.T) {
 	lg, err := Tool("load_gen")
 	need(t, err)
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			addr := b.start(t)
+	for _, b := range suite.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			addr := b.Start(t, settings).Addr
 			t.Run("cycles", func(t *testing.T) {
 				cmd := exec.Command(lg, addr, "/loadgen", "500")
 				pr, pw, err := os.Pipe()
