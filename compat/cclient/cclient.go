@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gozk/gozk/compat/suite"
 )
 
 // DefaultBinDir is where Debian's zookeeper-bin package installs cli_mt
@@ -358,35 +360,8 @@ func NormalizeCli(run CliRun, addr string) string {
 		all = append(all, fmt.Sprintf("# exit %d", run.ExitCode))
 	}
 
-	var zxids []uint64
-	seen := map[uint64]bool{}
-	for _, l := range all {
-		if m := cliZxid.FindStringSubmatch(l); m != nil {
-			z, _ := strconv.ParseUint(m[2], 16, 64)
-			if z != 0 && !seen[z] {
-				seen[z] = true
-				zxids = append(zxids, z)
-			}
-		}
-	}
-	sort.Slice(zxids, func(i, j int) bool { return zxids[i] < zxids[j] })
-	zxidName := map[uint64]string{}
-	for i, z := range zxids {
-		zxidName[z] = "Z" + strconv.Itoa(i+1)
-	}
-	sessions := map[string]string{}
-	session := func(hex string) string {
-		hex = strings.TrimLeft(hex, "0")
-		if hex == "" {
-			return "0"
-		}
-		n, ok := sessions[hex]
-		if !ok {
-			n = "S" + strconv.Itoa(len(sessions)+1)
-			sessions[hex] = n
-		}
-		return n
-	}
+	zxidName := suite.ZxidNames(all, cliZxid)
+	session := suite.SessionNames{}.Name
 	var out []string
 	for _, l := range all {
 		switch {
