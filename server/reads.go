@@ -1,7 +1,6 @@
 package server
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/gozk/gozk/acl"
@@ -149,7 +148,6 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 				out = append(out, p)
 			}
 		}
-		sort.Strings(out)
 		c.reply(xid, zxid, proto.ErrOK, &proto.GetEphemeralsResponse{Ephemerals: out})
 	case proto.OpWhoAmI:
 		c.reply(xid, zxid, proto.ErrOK, &proto.WhoAmIResponse{ClientInfo: s.acl.WhoAmI(ids)})
