@@ -175,8 +175,21 @@ func acls(list []proto.ACL) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
+// orderedList renders a list in the order the server gave it: children and
+// ephemerals come in the order of Java's hash sets, which clients show.
+func orderedList(l []string) string {
+	if l == nil {
+		return "null"
+	}
+	s := make([]string, len(l))
+	for i := range l {
+		s[i] = str(l[i])
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
 // sortedList renders a list whose order the protocol leaves unspecified
-// (children, ephemerals): sorted, so that hash order does not matter.
+// (the identities of whoAmI): sorted.
 func sortedList(list []string) string {
 	if list == nil {
 		return "null"
@@ -243,15 +256,15 @@ func (n *normalizer) record(rec jute.Record) string {
 	case *proto.SetACLResponse:
 		return n.stat(&v.Stat)
 	case *proto.GetChildrenResponse:
-		return "children=" + sortedList(v.Children)
+		return "children=" + orderedList(v.Children)
 	case *proto.GetChildren2Response:
-		return "children=" + sortedList(v.Children) + " " + n.stat(&v.Stat)
+		return "children=" + orderedList(v.Children) + " " + n.stat(&v.Stat)
 	case *proto.SyncResponse:
 		return "path=" + str(v.Path)
 	case *proto.SetSASLResponse:
 		return "token=" + data(v.Token)
 	case *proto.GetEphemeralsResponse:
-		return "ephemerals=" + sortedList(v.Ephemerals)
+		return "ephemerals=" + orderedList(v.Ephemerals)
 	case *proto.GetAllChildrenNumberResponse:
 		return "total=" + strconv.Itoa(int(v.TotalNumber))
 	case *proto.ErrorResponse:

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gozk/gozk/compat/zkwire"
 	"github.com/gozk/gozk/jute"
@@ -51,6 +52,7 @@ func Scenarios() []Scenario {
 		watchScenarios(),
 		sessionScenarios(),
 		miscScenarios(),
+		childOrderScenarios(),
 		quotaScenarios(),
 		frameScenarios(),
 	} {
@@ -1507,4 +1509,82 @@ func itoa(n int) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// childOrderScenarios check the order getChildren lists children in:
+// Java's, that of the parent's HashSet (created with capacity 8, doubled
+// as it fills), which clients show as is (zkCli's ls).
+func childOrderScenarios() []Scenario {
+	var grow []Step
+	names := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"}
+	for i := 1; i <= 30; i++ {
+		names = append(names, fmt.Sprintf("n%02d", i))
+	}
+	for i, name := range names {
+		grow = append(grow, Do(1, Create("/p/"+name, nil, fPersistent)))
+		switch i + 1 {
+		case 6, 7, 12, 13, 24, 25:
+			grow = append(grow, Do(1, GetChildren("/p", false)))
+		}
+	}
+	var collide []Step
+	// Names whose hashes share their low 5 bits: the ninth in one bucket
+	// doubles the table, and so does the tenth.
+	for _, name := range []string{"a", "b", "k70", "k0", "k92", "k81", "k609", "k719", "k708", "k818", "k807", "k917", "k829", "k939"} {
+		collide = append(collide, Do(1, Create("/t/"+name, nil, fPersistent)))
+	}
+	var empty []Step
+	for i := range 13 {
+		empty = append(empty, Do(1, Create(fmt.Sprintf("/e/c%d", i), nil, fPersistent)))
+	}
+	for i := range 13 {
+		empty = append(empty, Do(1, Delete(fmt.Sprintf("/e/c%d", i), -1)))
+	}
+	for _, i := range []int{5, 1, 9, 3, 12, 0, 7} {
+		empty = append(empty, Do(1, Create(fmt.Sprintf("/e/c%d", i), nil, fPersistent)))
+	}
+	return []Scenario{
+		{
+			Name: "children/order",
+			Doc:  "§6.6: getChildren, getChildren2 and multiRead list children in the parent's hash-set order",
+			Steps: Steps(
+				Connect(1),
+				Do(1, GetChildren("/", false)),
+				Do(1, GetChildren("/zookeeper", false)),
+				Do(1, Create("/p", nil, fPersistent)),
+				grow,
+				Note("a name deleted and created again goes to the end of its bucket"),
+				Do(1, Delete("/p/beta", -1)),
+				Do(1, Delete("/p/n03", -1)),
+				Do(1, Delete("/p/alpha", -1)),
+				Do(1, GetChildren2("/p", false)),
+				Do(1, Create("/p/n03", nil, fPersistent)),
+				Do(1, Create("/p/beta", nil, fPersistent)),
+				Do(1, Create("/p/alpha", nil, fPersistent)),
+				Do(1, GetChildren2("/p", false)),
+				Do(1, MultiRead(MGetChildren("/p"), MGetChildren("/"))),
+				Note("non-ASCII names hash over UTF-16 code units"),
+				Do(1, Create("/u", nil, fPersistent)),
+				Do(1, Create("/u/é", nil, fPersistent)),
+				Do(1, Create("/u/zürich", nil, fPersistent)),
+				Do(1, Create("/u/日本", nil, fPersistent)),
+				Do(1, Create("/u/Ωmega", nil, fPersistent)),
+				Do(1, Create("/u/straße", nil, fPersistent)),
+				Do(1, Create("/u/ü", nil, fPersistent)),
+				Do(1, Create("/u/Ж", nil, fPersistent)),
+				Do(1, GetChildren("/u", false)),
+				Do(1, Create("/t", nil, fPersistent)),
+				collide,
+				Do(1, GetChildren("/t", false)),
+				Note("a set keeps its capacity once its children are gone"),
+				Do(1, Create("/e", nil, fPersistent)),
+				empty,
+				Do(1, GetChildren("/e", false)),
+				Do(1, Create("/zz", nil, fPersistent)),
+				Do(1, Create("/zookeeper1", nil, fPersistent)),
+				Do(1, Create("/keeper", nil, fPersistent)),
+				Do(1, GetChildren("/", false)),
+			),
+		},
+	}
 }
