@@ -101,7 +101,7 @@ func TestMultiResponseRendering(t *testing.T) {
 		{Type: proto.OpError, Err: proto.ErrNoNode},
 	}}
 	got := n.body(proto.OpMulti, jute.Marshal(&ok))
-	want := "results[create path=/a; delete; check; getChildren children=[a b]; error NONODE]"
+	want := "results[create path=/a; delete; check; getChildren children=[b a]; error NONODE]" // in the server's order
 	if got != want {
 		t.Errorf("multi = %s, want %s", got, want)
 	}
