@@ -4,7 +4,6 @@ package curator
 
 import (
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,15 +27,5 @@ var settings = suite.Settings{TickTime: 500, ExtendedTypes: true, ContainerCheck
 func TestCurator(t *testing.T) {
 	prog := javaprog.Compile(t, "CuratorCheck", append(javaprog.CuratorJars, javaprog.ZooKeeperJars...),
 		"testdata/CuratorCheck.java", "../javaprog/java/Checks.java")
-	for _, b := range suite.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := b.Start(t, settings)
-			args := append([]string{srv.Addr}, strings.Fields(os.Getenv("GOZK_CURATOR_CHECKS"))...)
-			start := time.Now()
-			run := prog.Run(t, runLimit, nil, args...)
-			t.Logf("%d checks in %v", len(run.Results), time.Since(start).Round(time.Millisecond))
-			run.Report(t)
-		})
-	}
+	prog.RunOnBackends(t, settings, runLimit, "GOZK_CURATOR_CHECKS", nil)
 }

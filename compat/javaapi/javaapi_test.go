@@ -4,7 +4,6 @@ package javaapi
 
 import (
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,24 +24,17 @@ const runLimit = 3 * time.Minute
 var settings = suite.Settings{TickTime: 500, ExtendedTypes: true, ContainerCheckMs: 100}
 
 // TestJavaAPI runs ApiCheck against Java (java/<check>) and gozk
-// (gozk/<check>). GOZK_API_CHECKS names a subset of checks to run.
+// (gozk/<check>). GOZK_API_CHECKS names a subset of checks to run. The
+// program's "restart" signal restarts the server.
 func TestJavaAPI(t *testing.T) {
 	prog := javaprog.Compile(t, "ApiCheck", javaprog.ZooKeeperJars,
 		"testdata/ApiCheck.java", "../javaprog/java/Checks.java")
-	for _, b := range suite.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := b.Start(t, settings)
-			args := append([]string{srv.Addr}, strings.Fields(os.Getenv("GOZK_API_CHECKS"))...)
-			start := time.Now()
-			run := prog.Run(t, runLimit, func(word string) error {
-				if word != "restart" {
-					return javaprog.ErrNoSignal
-				}
-				return srv.Restart()
-			}, args...)
-			t.Logf("%d checks in %v", len(run.Results), time.Since(start).Round(time.Millisecond))
-			run.Report(t)
-		})
-	}
+	prog.RunOnBackends(t, settings, runLimit, "GOZK_API_CHECKS", func(srv suite.Server) javaprog.Signals {
+		return func(word string) error {
+			if word != "restart" {
+				return javaprog.ErrNoSignal
+			}
+			return srv.Restart()
+		}
+	})
 }

@@ -18,6 +18,9 @@
 // fails. Check names are unique within a run; a planned check that is
 // never reported fails (the program died or skipped it).
 //
+// RunOnBackends runs a program against each of compat/suite's servers
+// (java and gozk) at once and reports its checks as subtests of each.
+//
 // Where things are found: javac and java next to each other ($GOZK_JAVA's
 // directory, else $JAVA_HOME/bin, else PATH); the jars in
 // $GOZK_ZOOKEEPER_LIB, default /usr/share/java, where each Debian jar's
