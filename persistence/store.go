@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,11 +55,9 @@ type Store struct {
 	// tmpSeq names the temporary table files of snapshot writers.
 	tmpSeq atomic.Uint64
 
-	// closed and users work as in TxnLog: Close waits for every reader
-	// and open SnapshotWriter that got in before it.
-	closed atomic.Bool
-	lifeMu sync.Mutex
-	users  sync.WaitGroup
+	// life: Close waits for every reader and open SnapshotWriter that
+	// got in before it.
+	life gate
 }
 
 // OpenStore opens (or, unless ReadOnly, creates) the store of a server
@@ -136,29 +133,16 @@ func (s *Store) Log() *TxnLog { return s.log }
 // SnapshotDir returns the directory of the snapshot store.
 func (s *Store) SnapshotDir() string { return s.snapDir }
 
-func (s *Store) acquire() bool {
-	s.lifeMu.Lock()
-	defer s.lifeMu.Unlock()
-	if s.closed.Load() {
-		return false
-	}
-	s.users.Add(1)
-	return true
-}
+func (s *Store) acquire() bool { return s.life.enter() }
 
-func (s *Store) release() { s.users.Done() }
+func (s *Store) release() { s.life.leave() }
 
 // Close waits for running readers and open snapshot writers, then closes
 // both stores. A second Close returns ErrClosed.
 func (s *Store) Close() error {
-	s.lifeMu.Lock()
-	if s.closed.Load() {
-		s.lifeMu.Unlock()
-		return ErrClosed
+	if err := s.life.close(); err != nil {
+		return err
 	}
-	s.closed.Store(true)
-	s.lifeMu.Unlock()
-	s.users.Wait()
 	var errs []error
 	if err := s.snaps.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("persistence: closing %s: %w", s.snapDir, err))

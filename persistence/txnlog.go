@@ -100,12 +100,9 @@ type TxnLog struct {
 	// disk is unknown, so appending after it could leave a gap.
 	failed error
 
-	// closed is set once by Close. lifeMu makes checking it and joining
-	// readers one step, so Close can wait for every reader that got in
-	// (Replay, Verify, FirstZxid) before closing Pebble under them.
-	closed  atomic.Bool
-	lifeMu  sync.Mutex
-	readers sync.WaitGroup
+	// readers: Close waits for every reader that got in (Replay, Verify,
+	// FirstZxid) before closing Pebble under them.
+	readers gate
 
 	lastZxid     atomic.Int64
 	purgedBefore atomic.Int64
@@ -291,19 +288,11 @@ func (l *TxnLog) FirstZxid() (int64, error) {
 	if !l.acquireReader() {
 		return 0, ErrClosed
 	}
-	defer l.readers.Done()
+	defer l.readers.leave()
 	return l.boundaryZxid(false)
 }
 
-func (l *TxnLog) acquireReader() bool {
-	l.lifeMu.Lock()
-	defer l.lifeMu.Unlock()
-	if l.closed.Load() {
-		return false
-	}
-	l.readers.Add(1)
-	return true
-}
+func (l *TxnLog) acquireReader() bool { return l.readers.enter() }
 
 // Replay calls fn for every logged txn with zxid >= from, in zxid order,
 // after checking its checksum and header. data is only valid during the
@@ -343,7 +332,7 @@ func (l *TxnLog) scan(from int64, fn func(zxid int64, key, value []byte) error) 
 	if !l.acquireReader() {
 		return ErrClosed
 	}
-	defer l.readers.Done()
+	defer l.readers.leave()
 	lower := txnKeysStart
 	if from > 0 {
 		lower = txnKey(from)
@@ -470,7 +459,7 @@ func (l *TxnLog) PurgedBefore() int64 { return l.purgedBefore.Load() }
 // caller holds writeMu.
 func (l *TxnLog) writable() error {
 	switch {
-	case l.closed.Load():
+	case l.readers.isClosed():
 		return ErrClosed
 	case l.readOnly:
 		return ErrReadOnly
@@ -497,16 +486,11 @@ func (l *TxnLog) Dir() string { return l.storeDir }
 // Everything Append acknowledged is already durable; Close adds nothing
 // to that. A second Close returns ErrClosed.
 func (l *TxnLog) Close() error {
-	l.lifeMu.Lock()
-	if l.closed.Load() {
-		l.lifeMu.Unlock()
-		return ErrClosed
-	}
-	l.closed.Store(true)
-	l.lifeMu.Unlock()
 	// Readers first: a Replay callback that writes gets ErrClosed and
 	// returns instead of waiting for Close, which waits for it.
-	l.readers.Wait()
+	if err := l.readers.close(); err != nil {
+		return err
+	}
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.db.Close(); err != nil {
