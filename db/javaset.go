@@ -87,6 +87,18 @@ func (s *JavaStringSet) Paths() []string {
 	return out
 }
 
+// JavaChildOrder returns names in the order a DataNode's children set
+// iterates them once they were added to it in the given order (and none
+// removed): the order Java prints or lists the children of a node it read
+// from a snapshot that lists them so.
+func JavaChildOrder(names []string) []string {
+	s := newJavaStringSet(javaChildCapacity)
+	for _, n := range names {
+		s.Add(n)
+	}
+	return s.Paths()
+}
+
 // Clone is HashSet.clone(): a table sized for the current size (not the
 // original's capacity), filled in the original's iteration order.
 func (s *JavaStringSet) Clone() *JavaStringSet {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
@@ -73,8 +74,8 @@ func dumpSnapshotCommand() *cli.Command {
 		Usage:     "print a snapshot, as ZooKeeper's SnapshotFormatter (zkSnapShotToolkit.sh) does",
 		ArgsUsage: "<snapshot.N[.gz|.snappy] file of Apache ZooKeeper | gozk dataDir or store directory>",
 		Description: "A path to a file is read as an Apache ZooKeeper snapshot; a directory as gozk's store, whose\n" +
-			"newest snapshot is printed. Text output follows SnapshotFormatter's layout (children sorted by\n" +
-			"name where Java prints them in hash order); --json prints the whole snapshot as one JSON document.",
+			"newest snapshot is printed. Text output follows SnapshotFormatter's layout and order; --json prints\n" +
+			"the whole snapshot as one JSON document.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "d", Usage: "print each node's data (base64), as SnapshotFormatter -d"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON: sessions, ACL map, nodes with stat and data, digest"},
@@ -466,7 +467,9 @@ func loadJavaSnapshot(path string) (*snapshotDump, error) {
 
 func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
-// children returns the sorted child names of every node.
+// children returns the child names of every node in the order
+// SnapshotFormatter prints them: that of the sets Java rebuilds from the
+// snapshot's order.
 func (s *snapshotDump) children() map[string][]string {
 	out := make(map[string][]string, len(s.nodes))
 	for _, p := range s.order {
@@ -476,8 +479,8 @@ func (s *snapshotDump) children() map[string][]string {
 		i := strings.LastIndexByte(p, '/')
 		out[p[:i]] = append(out[p[:i]], p[i+1:])
 	}
-	for _, c := range out {
-		slices.Sort(c)
+	for p, c := range out {
+		out[p] = db.JavaChildOrder(c)
 	}
 	return out
 }
