@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -195,15 +196,7 @@ func uniq(a, b string) []string {
 // is off in gozk, which Java reads as "no digest").
 func writeJavaSnapshot(sw *zkfiles.SnapshotWriter, tree *db.Tree) error {
 	sessions := tree.SessionList()
-	slices.SortFunc(sessions, func(a, b proto.SnapshotSession) int {
-		switch {
-		case a.Id < b.Id:
-			return -1
-		case a.Id > b.Id:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(sessions, func(a, b proto.SnapshotSession) int { return cmp.Compare(a.Id, b.Id) })
 	if err := sw.Sessions(sessions); err != nil {
 		return err
 	}
