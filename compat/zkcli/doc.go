@@ -24,8 +24,8 @@
 // among command output is a race; they are taken out into their own
 // ordered list; the WatchRemoved events of one removewatches are sorted,
 // since the Java client reports them in a per-run hash order. Lists in
-// brackets are sorted, since the server's order of getEphemerals is
-// unspecified.
+// brackets (ls, getEphemerals) keep the server's order: Java's hash-set
+// order, which gozk answers in too.
 //
 // zkCli.sh is found through $GOZK_ZKCLI, then zkCli.sh on $PATH, then the
 // Debian location (DefaultZkCli). Tests skip when it is missing unless

@@ -52,7 +52,7 @@ func TestNormalize(t *testing.T) {
 			"cZxid = 0x0",
 			"ephemeralOwner = 0x0",
 			"ephemeralOwner = S2",
-			"[/m/e, /m/es0000000003]",
+			"[/m/es0000000003, /m/e]", // in the server's order
 			"[]",
 			"",
 			"hello <addr>",
