@@ -191,7 +191,6 @@ func Start(cfg Config) (*Server, error) {
 	if len(rec.Skipped) > 0 {
 		s.logger.Warn().Str("damaged", describeSkipped(rec.Skipped)).Msg("recovered from an older snapshot; newer ones are damaged")
 	}
-	s.sinceSnap = rec.Txns // the next restart replays these too
 	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
 	s.prep.lastZxid = s.tree.LastProcessedZxid()
 	for id, timeout := range s.tree.Sessions() {
@@ -204,6 +203,17 @@ func Start(cfg Config) (*Server, error) {
 	s.logger.Info().Str("snapshot", snapZxid).Int("txns", rec.Txns).Str("zxid", fmt.Sprintf("0x%x", rec.Zxid)).
 		Int("sessions", s.tracker.count()).Int("znodes", s.tree.NodeCount()).
 		Dur("took", time.Since(began)).Msg("data loaded")
+	if rec.Txns > 0 {
+		// Java snapshots the tree it loaded before serving. Beyond sparing
+		// the next recovery the replay, that fixes the order clients see
+		// children in after the next restart: a load rebuilds every
+		// parent's children set from the snapshot's order (see db's
+		// childList), so it depends on where the newest snapshot is.
+		if _, err := s.TakeSnapshot(); err != nil {
+			s.store.Close()
+			return nil, fmt.Errorf("taking the start-up snapshot: %w", err)
+		}
+	}
 	s.RecordStartup(time.Since(began), rec.Txns, time.Since(began))
 
 	go s.writeLoop()

@@ -97,3 +97,24 @@ func TestSnapshotsAndRecovery(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupSnapshot: a start that replayed txns snapshots the loaded
+// tree before serving, as Java does, so the next start loads exactly it.
+func TestStartupSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s := startTestServer(t, dir, nil)
+	c, _ := connect(t, s)
+	for i := range 5 {
+		if _, err := c.Create(fmt.Sprintf("/n%d", i), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := s.LastZxid()
+	c.Close()
+	s.Close()
+	s = startTestServer(t, dir, nil)
+	list, err := s.store.Snapshots()
+	if err != nil || len(list) == 0 || list[0].Zxid < want {
+		t.Fatalf("snapshots after a start that replayed up to 0x%x: %+v %v", want, list, err)
+	}
+}
