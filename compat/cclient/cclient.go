@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -304,14 +303,13 @@ func collectQuiet(lines <-chan string) []string {
 }
 
 var (
-	cliLogLine  = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+:\d+\(0x[0-9a-f]+\):(ZOO_[A-Z]+@[A-Za-z_]+)@\d+: (.*)$`)
-	cliTime     = regexp.MustCompile(`^time = -?\d+ msec$`)
-	cliSession  = regexp.MustCompile(`^(Got a new session id: 0x)([0-9a-f]+)$`)
-	cliMyID     = regexp.MustCompile(`^(session Id = )([0-9a-f]+)$`)
-	cliCtime    = regexp.MustCompile(`^(\tctime = |\tmtime=)(.*)$`)
-	cliZxid     = regexp.MustCompile(`^(\tczxid=|\tmzxid=)([0-9a-f]+)$`)
-	cliOwner    = regexp.MustCompile(`^(\tephemeralOwner = )([0-9a-f]+)$`)
-	cliChildren = regexp.MustCompile(`^/.*: rc = 0$`)
+	cliLogLine = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+:\d+\(0x[0-9a-f]+\):(ZOO_[A-Z]+@[A-Za-z_]+)@\d+: (.*)$`)
+	cliTime    = regexp.MustCompile(`^time = -?\d+ msec$`)
+	cliSession = regexp.MustCompile(`^(Got a new session id: 0x)([0-9a-f]+)$`)
+	cliMyID    = regexp.MustCompile(`^(session Id = )([0-9a-f]+)$`)
+	cliCtime   = regexp.MustCompile(`^(\tctime = |\tmtime=)(.*)$`)
+	cliZxid    = regexp.MustCompile(`^(\tczxid=|\tmzxid=)([0-9a-f]+)$`)
+	cliOwner   = regexp.MustCompile(`^(\tephemeralOwner = )([0-9a-f]+)$`)
 )
 
 // cliEpoch is how the C client's ctime_r prints time 0 with TZ=UTC.
@@ -321,9 +319,9 @@ const cliEpoch = "Thu Jan  1 00:00:00 1970"
 // servers: one "> command" line per step followed by its output, then the
 // stdout section. It replaces only what legitimately differs: times and
 // timings, zxids (numbered by rank), session ids (numbered by first
-// appearance) and addr; the children that ls and ls2 list are sorted
-// (their order is the server's own); the C client's log lines lose their
-// time stamp, thread and source line.
+// appearance) and addr; the C client's log lines lose their time stamp,
+// thread and source line. The children that ls and ls2 list keep the
+// server's order, which is Java's hash-set order on both servers.
 func NormalizeCli(run CliRun, addr string) string {
 	var all []string
 	for _, s := range run.Steps {
@@ -340,16 +338,6 @@ func NormalizeCli(run CliRun, addr string) string {
 				l = m[1] + ": " + m[2]
 			}
 			all = append(all, l)
-			if cliChildren.MatchString(l) {
-				j := i + 1
-				for j < len(s.Lines) && strings.HasPrefix(s.Lines[j], "\t") {
-					j++
-				}
-				kids := append([]string(nil), s.Lines[i+1:j]...)
-				sort.Strings(kids)
-				all = append(all, kids...)
-				i = j - 1
-			}
 		}
 	}
 	all = append(all, "# stdout")

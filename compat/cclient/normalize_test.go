@@ -38,8 +38,8 @@ Got a new session id: 0xS1
 > ls /
 time = <ms> msec
 /: rc = 0
-	a
 	zookeeper
+	a
 time = <ms> msec
 	ctime = <time>
 	czxid=Z2
