@@ -9,7 +9,6 @@ import (
 
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javaprog"
-	"github.com/gozk/gozk/compat/suite"
 )
 
 func TestMain(m *testing.M) { os.Exit(gozkproc.RunTests(m)) }
@@ -17,15 +16,14 @@ func TestMain(m *testing.M) { os.Exit(gozkproc.RunTests(m)) }
 // runLimit bounds one run of the program; a guard against a hung client.
 const runLimit = 4 * time.Minute
 
-// settings: the tick is short so that the clients' 4 s sessions are
-// within the server's bounds and TTL nodes are reaped quickly; TTL nodes
-// are enabled, and containers and TTL nodes checked every 100 ms.
-var settings = suite.Settings{TickTime: 500, ExtendedTypes: true, ContainerCheckMs: 100}
+// tickTime is short so that the clients' 4 s sessions are within the
+// server's bounds and TTL nodes are reaped quickly.
+const tickTime = 500
 
 // TestCurator runs CuratorCheck against Java (java/<check>) and gozk
 // (gozk/<check>). GOZK_CURATOR_CHECKS names a subset of checks to run.
 func TestCurator(t *testing.T) {
 	prog := javaprog.Compile(t, "CuratorCheck", append(javaprog.CuratorJars, javaprog.ZooKeeperJars...),
 		"testdata/CuratorCheck.java", "../javaprog/java/Checks.java")
-	prog.RunOnBackends(t, settings, runLimit, "GOZK_CURATOR_CHECKS", nil)
+	prog.RunOnBackends(t, tickTime, runLimit, "GOZK_CURATOR_CHECKS", nil)
 }

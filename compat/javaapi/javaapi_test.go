@@ -17,11 +17,10 @@ func TestMain(m *testing.M) { os.Exit(gozkproc.RunTests(m)) }
 // runLimit bounds one run of the program; a guard against a hung client.
 const runLimit = 3 * time.Minute
 
-// settings: the tick is short so that the session timeouts the program
-// asks for (4 s, and 15 s across the restart) are within the server's
-// bounds and expiry and reaping come quickly; TTL nodes are enabled, and
-// containers and TTL nodes checked every 100 ms.
-var settings = suite.Settings{TickTime: 500, ExtendedTypes: true, ContainerCheckMs: 100}
+// tickTime is short so that the session timeouts the program asks for
+// (4 s, and 15 s across the restart) are within the server's bounds and
+// expiry and reaping come quickly.
+const tickTime = 500
 
 // TestJavaAPI runs ApiCheck against Java (java/<check>) and gozk
 // (gozk/<check>). GOZK_API_CHECKS names a subset of checks to run. The
@@ -29,7 +28,7 @@ var settings = suite.Settings{TickTime: 500, ExtendedTypes: true, ContainerCheck
 func TestJavaAPI(t *testing.T) {
 	prog := javaprog.Compile(t, "ApiCheck", javaprog.ZooKeeperJars,
 		"testdata/ApiCheck.java", "../javaprog/java/Checks.java")
-	prog.RunOnBackends(t, settings, runLimit, "GOZK_API_CHECKS", func(srv suite.Server) javaprog.Signals {
+	prog.RunOnBackends(t, tickTime, runLimit, "GOZK_API_CHECKS", func(srv suite.Server) javaprog.Signals {
 		return func(word string) error {
 			if word != "restart" {
 				return javaprog.ErrNoSignal
