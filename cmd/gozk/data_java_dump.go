@@ -39,32 +39,14 @@ func dumpLogCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "one JSON object per line per txn"},
 			&cli.Int64Flag{Name: "from", Usage: "gozk store only: first zxid to print"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cli.Exit("dump-log takes one path", exitUsage)
-			}
-			w := bufio.NewWriter(os.Stdout)
-			defer w.Flush()
-			path := c.Args().First()
-			st, err := os.Stat(path)
-			if err != nil {
-				return cli.Exit(err.Error(), exitRuntime)
-			}
-			d := &txnDumper{w: w, json: c.Bool("json"), loc: time.Local}
-			switch {
-			case st.IsDir():
-				err = dumpGozkLog(d, path, c.Int64("from"))
-			case isKind(path, zkfiles.KindSnapshot):
-				err = fmt.Errorf("%s is a snapshot; dump-snapshot prints it", path)
-			default:
-				err = d.javaLog(path)
-			}
-			if err != nil {
-				w.Flush()
-				return cli.Exit(err.Error(), exitRuntime)
-			}
-			return nil
-		},
+		Action: dumpAction("dump-log", zkfiles.KindSnapshot, "a snapshot; dump-snapshot prints it", nil,
+			func(c *cli.Context, w *bufio.Writer, path string, store bool) error {
+				d := &txnDumper{w: w, json: c.Bool("json"), loc: time.Local}
+				if store {
+					return dumpGozkLog(d, path, c.Int64("from"))
+				}
+				return d.javaLog(path)
+			}),
 	}
 }
 
@@ -80,42 +62,65 @@ func dumpSnapshotCommand() *cli.Command {
 			&cli.BoolFlag{Name: "d", Usage: "print each node's data (base64), as SnapshotFormatter -d"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON: sessions, ACL map, nodes with stat and data, digest"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cli.Exit("dump-snapshot takes one path", exitUsage)
-			}
-			if c.Bool("d") && c.Bool("json") {
-				return cli.Exit("cannot specify both data dump (-d) and json mode (--json) in same call", exitUsage)
-			}
-			w := bufio.NewWriter(os.Stdout)
-			defer w.Flush()
-			path := c.Args().First()
-			st, err := os.Stat(path)
-			if err != nil {
-				return cli.Exit(err.Error(), exitRuntime)
-			}
-			var snap *snapshotDump
-			switch {
-			case st.IsDir():
-				snap, err = loadGozkSnapshot(path)
-			case isKind(path, zkfiles.KindLog):
-				err = fmt.Errorf("%s is a txn log; dump-log prints it", path)
-			default:
-				snap, err = loadJavaSnapshot(path)
-			}
-			if err == nil {
-				if c.Bool("json") {
-					err = snap.writeJSON(w)
-				} else {
-					snap.writeText(w, c.Bool("d"), time.Local)
+		Action: dumpAction("dump-snapshot", zkfiles.KindLog, "a txn log; dump-log prints it",
+			func(c *cli.Context) string {
+				if c.Bool("d") && c.Bool("json") {
+					return "cannot specify both data dump (-d) and json mode (--json) in same call"
 				}
+				return ""
+			},
+			func(c *cli.Context, w *bufio.Writer, path string, store bool) error {
+				load := loadJavaSnapshot
+				if store {
+					load = loadGozkSnapshot
+				}
+				snap, err := load(path)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return snap.writeJSON(w)
+				}
+				snap.writeText(w, c.Bool("d"), time.Local)
+				return nil
+			}),
+	}
+}
+
+// dumpAction is the Action of dump-log and dump-snapshot, which take one
+// path alike: a directory is gozk's store; a file of the other command's
+// kind (wrong, described by wrongMsg) is refused; any other file is read
+// as Apache ZooKeeper's. usage, when not nil, checks the flags and returns
+// what is wrong with them. dump writes to w, which is flushed before an
+// error is reported so that what was printed comes first.
+func dumpAction(name string, wrong zkfiles.Kind, wrongMsg string, usage func(*cli.Context) string,
+	dump func(c *cli.Context, w *bufio.Writer, path string, store bool) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() != 1 {
+			return cli.Exit(name+" takes one path", exitUsage)
+		}
+		if usage != nil {
+			if msg := usage(c); msg != "" {
+				return cli.Exit(msg, exitUsage)
 			}
-			if err != nil {
-				w.Flush()
-				return cli.Exit(err.Error(), exitRuntime)
-			}
-			return nil
-		},
+		}
+		w := bufio.NewWriter(os.Stdout)
+		defer w.Flush()
+		path := c.Args().First()
+		st, err := os.Stat(path)
+		if err != nil {
+			return cli.Exit(err.Error(), exitRuntime)
+		}
+		if !st.IsDir() && isKind(path, wrong) {
+			err = fmt.Errorf("%s is %s", path, wrongMsg)
+		} else {
+			err = dump(c, w, path, st.IsDir())
+		}
+		if err != nil {
+			w.Flush()
+			return cli.Exit(err.Error(), exitRuntime)
+		}
+		return nil
 	}
 }
 
