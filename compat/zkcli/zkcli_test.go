@@ -155,6 +155,20 @@ var singleCommands = [][]string{
 	{"ls", "/"},
 }
 
+// watchEvents drops the connection-state events (type:None) of a
+// one-command zkCli run: zkCli runs the command and exits without waiting
+// for its watcher thread, so whether "SyncConnected" is printed before the
+// JVM ends is a race inside the client, against either server.
+func watchEvents(events []string) []string {
+	var kept []string
+	for _, e := range events {
+		if !strings.Contains(e, "type:None") {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
 // TestSingleCommands runs zkCli once per command, with the command as
 // arguments, and compares outputs and exit statuses with the Java ones.
 func TestSingleCommands(t *testing.T) {
@@ -174,7 +188,7 @@ func TestSingleCommands(t *testing.T) {
 				all.Lines = append(all.Lines, "$ "+strings.Join(args, " "))
 				all.Lines = append(all.Lines, tr.Lines...)
 				all.Lines = append(all.Lines, fmt.Sprintf("(exit %d)", res.ExitCode))
-				all.Events = append(all.Events, tr.Events...)
+				all.Events = append(all.Events, watchEvents(tr.Events)...)
 			}
 			checkGolden(t, b.Name, "single_commands", all, 0)
 		})
