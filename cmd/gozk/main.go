@@ -165,6 +165,11 @@ func runServer(c *cli.Context) error {
 		return err
 	}
 	logStart(logger, cfg)
+	stopTrace, err := startTrace()
+	if err != nil {
+		return cli.Exit(err.Error(), exitRuntime)
+	}
+	defer stopTrace()
 	mon := newMonitoring(cfg, logger)
 	sc := serverConfig(cfg, logger)
 	mon.configure(&sc)
