@@ -179,8 +179,15 @@ func validACLID(scheme, id string) bool {
 // other entry must name a registered scheme whose provider accepts the id.
 // An empty list, an auth entry without authenticated identities, or an
 // invalid entry gives ErrInvalidACL. Duplicates created by the expansion
-// stay, as in Java. The result is a new slice; acl is not modified.
+// stay, as in Java. acl is not modified; the result is acl itself when
+// it is the single entry world:anyone, else a new slice.
 func (c *Checker) FixupACL(acl []proto.ACL, ids []proto.Id) ([]proto.ACL, proto.ErrCode) {
+	if len(acl) == 1 && acl[0].Id.Scheme == SchemeWorld && acl[0].Id.Id == "anyone" {
+		// OPEN_ACL_UNSAFE, the ACL of nearly every create: nothing to
+		// remove or expand, so the caller's slice is the answer and a write
+		// builds no copies of it.
+		return acl, proto.ErrOK
+	}
 	unique := removeDuplicateACL(acl)
 	if len(unique) == 0 {
 		return nil, proto.ErrInvalidACL

@@ -20,13 +20,23 @@ type changeRecord struct {
 // with an index of the newest record per path. Prep adds records; final
 // removes those of every txn it applies, after applying it, so that a
 // lookup under the mutex always sees either the record or the applied tree.
+//
+// The list is records[head:]: final drops records from the front by moving
+// head, and the array is reused from the start once every record is gone,
+// so a steady stream of writes appends without allocating.
 type outstandingChanges struct {
 	tree *db.Tree
 
 	mu      sync.Mutex
 	records []*changeRecord
+	head    int
 	byPath  map[string]*changeRecord
 }
+
+// compactAfter is how many dropped slots at the front of records make
+// applied move the live records down, when they are also at least half of
+// the array: a list that never empties still reuses its array.
+const compactAfter = 1024
 
 func newOutstandingChanges(tree *db.Tree) *outstandingChanges {
 	return &outstandingChanges{tree: tree, byPath: map[string]*changeRecord{}}
@@ -67,7 +77,7 @@ func (o *outstandingChanges) add(rec *changeRecord) {
 // applied drops the records of every txn up to zxid.
 func (o *outstandingChanges) applied(zxid int64) {
 	o.mu.Lock()
-	n := 0
+	n := o.head
 	for n < len(o.records) && o.records[n].zxid <= zxid {
 		rec := o.records[n]
 		if o.byPath[rec.path] == rec {
@@ -76,11 +86,14 @@ func (o *outstandingChanges) applied(zxid int64) {
 		o.records[n] = nil
 		n++
 	}
-	if n > 0 {
-		o.records = o.records[n:]
-		if len(o.records) == 0 {
-			o.records = nil
-		}
+	o.head = n
+	switch {
+	case n == len(o.records):
+		o.records, o.head = o.records[:0], 0
+	case n >= compactAfter && 2*n >= len(o.records):
+		live := copy(o.records, o.records[n:])
+		clear(o.records[live:])
+		o.records, o.head = o.records[:live], 0
 	}
 	o.mu.Unlock()
 }
@@ -97,10 +110,10 @@ func (o *outstandingChanges) begin(zxid int64) *changeSnapshot {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := &changeSnapshot{zxid: zxid, saved: map[string]*changeRecord{}}
-	for _, r := range o.records {
+	for _, r := range o.records[o.head:] {
 		s.saved[r.path] = o.byPath[r.path]
 	}
-	s.count = len(o.records)
+	s.count = len(o.records) - o.head
 	return s
 }
 
@@ -109,18 +122,20 @@ func (o *outstandingChanges) begin(zxid int64) *changeSnapshot {
 func (o *outstandingChanges) rollback(s *changeSnapshot) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	kept := o.records[:0]
+	all := o.records[o.head:]
+	kept := all[:0]
 	touched := map[string]bool{}
-	for _, r := range o.records {
+	for _, r := range all {
 		if r.zxid == s.zxid {
 			touched[r.path] = true
 			continue
 		}
 		kept = append(kept, r)
 	}
-	o.records = kept
+	clear(all[len(kept):])
+	o.records = o.records[:o.head+len(kept)]
 	live := map[*changeRecord]bool{}
-	for _, r := range o.records {
+	for _, r := range o.records[o.head:] {
 		live[r] = true
 	}
 	for p := range touched {
@@ -138,7 +153,7 @@ func (o *outstandingChanges) rollback(s *changeSnapshot) {
 // closeSession txn lists them and deletes them in.
 func (o *outstandingChanges) pendingEphemerals(sid int64, es *db.JavaStringSet) []string {
 	o.mu.Lock()
-	for _, r := range o.records {
+	for _, r := range o.records[o.head:] {
 		if r.deleted {
 			es.Remove(r.path)
 		} else if r.node.Stat.EphemeralOwner == sid {

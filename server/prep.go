@@ -68,11 +68,27 @@ func (p *prepStage) prepare(r *request) {
 }
 
 func (p *prepStage) setTxn(r *request, now int64, typ proto.OpCode, body jute.Record) {
-	r.txn = &proto.TxnEntry{
+	r.txnEntry = proto.TxnEntry{
 		Header: proto.TxnHeader{ClientId: r.sid, Cxid: r.xid, Zxid: p.lastZxid, Time: now, Type: int32(typ)},
 		Body:   body,
 	}
+	r.txn = &r.txnEntry
 	r.zxid = p.lastZxid
+}
+
+// addChange adds the change record rec of request r to the outstanding
+// changes, in r's own storage while it lasts.
+func (p *prepStage) addChange(r *request, rec changeRecord) {
+	var stored *changeRecord
+	if r != nil && r.nrecs < len(r.recs) {
+		stored = &r.recs[r.nrecs]
+		r.nrecs++
+		*stored = rec
+	} else {
+		stored = new(changeRecord)
+		*stored = rec
+	}
+	p.changes.add(stored)
 }
 
 // decodeBody decodes the request record of a write.
@@ -260,8 +276,8 @@ func (p *prepStage) checkCreate(r *request, zxid int64, op proto.OpCode, path st
 	parent.Stat.Cversion = newCVersion
 	parent.Stat.Pzxid = zxid
 	parent.NumChildren++
-	p.changes.add(&changeRecord{zxid: zxid, path: parentPath, node: parent})
-	p.changes.add(&changeRecord{zxid: zxid, path: path, node: db.NodeInfo{
+	p.addChange(r, changeRecord{zxid: zxid, path: parentPath, node: parent})
+	p.addChange(r, changeRecord{zxid: zxid, path: path, node: db.NodeInfo{
 		Stat: proto.StatPersisted{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, EphemeralOwner: owner},
 		ACL:  fixed, DataLength: int32(len(data)),
 	}})
@@ -277,7 +293,7 @@ func (p *prepStage) checkDelete(r *request, zxid int64, req *proto.DeleteRequest
 	if node.NumChildren > 0 {
 		fail(proto.ErrNotEmpty)
 	}
-	p.recordDelete(zxid, parentPath, parent, req.Path)
+	p.recordDelete(r, zxid, parentPath, parent, req.Path)
 	return proto.OpDelete, &proto.DeleteTxn{Path: req.Path}, proto.ErrOK
 }
 
@@ -291,11 +307,11 @@ func parentForDelete(path string) string {
 	return parent
 }
 
-func (p *prepStage) recordDelete(zxid int64, parentPath string, parent db.NodeInfo, path string) {
+func (p *prepStage) recordDelete(r *request, zxid int64, parentPath string, parent db.NodeInfo, path string) {
 	parent.NumChildren--
 	parent.Stat.Pzxid = zxid
-	p.changes.add(&changeRecord{zxid: zxid, path: parentPath, node: parent})
-	p.changes.add(&changeRecord{zxid: zxid, path: path, deleted: true})
+	p.addChange(r, changeRecord{zxid: zxid, path: parentPath, node: parent})
+	p.addChange(r, changeRecord{zxid: zxid, path: path, deleted: true})
 }
 
 func (p *prepStage) checkDeleteContainer(zxid int64, path string) (proto.OpCode, jute.Record, proto.ErrCode) {
@@ -308,7 +324,7 @@ func (p *prepStage) checkDeleteContainer(zxid int64, path string) (proto.OpCode,
 		fail(proto.ErrBadVersion)
 	}
 	parent := p.lookup(parentPath)
-	p.recordDelete(zxid, parentPath, parent, path)
+	p.recordDelete(nil, zxid, parentPath, parent, path)
 	return proto.OpDeleteContainer, &proto.DeleteTxn{Path: path}, proto.ErrOK
 }
 
@@ -327,7 +343,7 @@ func (p *prepStage) checkSetData(r *request, zxid int64, req *proto.SetDataReque
 	node.Stat.Version = newVersion
 	node.Stat.Mzxid = zxid
 	node.DataLength = int32(len(req.Data))
-	p.changes.add(&changeRecord{zxid: zxid, path: req.Path, node: node})
+	p.addChange(r, changeRecord{zxid: zxid, path: req.Path, node: node})
 	return proto.OpSetData, &proto.SetDataTxn{Path: req.Path, Data: req.Data, Version: newVersion}, proto.ErrOK
 }
 
@@ -344,7 +360,7 @@ func (p *prepStage) checkSetACL(r *request, zxid int64, req *proto.SetACLRequest
 	newVersion := checkVersionMatch(node.Stat.Aversion, req.Version)
 	node.Stat.Aversion = newVersion
 	node.ACL = fixed
-	p.changes.add(&changeRecord{zxid: zxid, path: req.Path, node: node})
+	p.addChange(r, changeRecord{zxid: zxid, path: req.Path, node: node})
 	return proto.OpSetACL, &proto.SetACLTxn{Path: req.Path, Acl: fixed, Version: newVersion}, proto.ErrOK
 }
 

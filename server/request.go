@@ -21,6 +21,15 @@ type request struct {
 	txn *proto.TxnEntry
 	err proto.ErrCode // the error prep found (also in the ErrorTxn)
 
+	// Storage prep uses instead of allocating: txn points at txnEntry,
+	// and the first change records of the write (a set has one, a create
+	// or delete two) are recs[:nrecs]. Requests are never reused, so the
+	// outstanding-changes table may keep pointing into recs until final
+	// drops them.
+	txnEntry proto.TxnEntry
+	recs     [2]changeRecord
+	nrecs    int
+
 	// Set by final.
 	done   bool
 	zxid   int64
