@@ -17,20 +17,31 @@ import (
 // The tree keeps references to the txn's data and ACL slices; the caller
 // must not modify them afterwards.
 func (t *Tree) Apply(txn *proto.TxnEntry) Result {
+	var res Result
+	t.ApplyTo(txn, &res)
+	return res
+}
+
+// ApplyTo is Apply with the result written to *res, whose Events array is
+// reused: the events are appended to res.Events[:0], so a caller that
+// hands in room for them applies a txn without allocating the list.
+func (t *Tree) ApplyTo(txn *proto.TxnEntry, res *Result) {
+	*res = Result{Events: res.Events[:0]}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var res Result
 	hdr := &txn.Header
 	if typ := proto.OpCode(hdr.Type); typ == proto.OpMulti {
-		t.applyMulti(hdr, txn.Body, &res)
+		t.applyMulti(hdr, txn.Body, res)
 	} else {
 		out := t.applyOp(hdr, typ, txn.Body, &res.Events)
 		res.Err, res.Path, res.Stat = out.err, out.path, out.stat
 	}
+	if len(res.Events) == 0 {
+		res.Events = nil // as Apply answers a txn that fires nothing
+	}
 	if hdr.Zxid > t.lastZxid {
 		t.lastZxid = hdr.Zxid
 	}
-	return res
 }
 
 // opOutcome is the result of one txn or multi sub-txn.
@@ -380,7 +391,7 @@ func (t *Tree) applyMulti(hdr *proto.TxnHeader, body jute.Record, res *Result) {
 		failed = failed || typ == proto.OpError
 	}
 	res.Multi = make([]proto.MultiResult, len(subs))
-	var events []Event
+	events := res.Events
 	afterError := false
 	for i, sub := range subs {
 		var out opOutcome

@@ -172,7 +172,8 @@ func (s *Server) logBatch(batch []*request, encoded *jute.Writer, entries *[]per
 func (s *Server) apply(r *request) {
 	if r.txn != nil {
 		s.applyMu.Lock()
-		r.result = s.tree.Apply(r.txn)
+		r.result.Events = r.w.events[:0]
+		s.tree.ApplyTo(r.txn, &r.result)
 		for _, ev := range r.result.Events {
 			s.watches.Trigger(ev.Type, ev.Path, ev.ACL)
 		}

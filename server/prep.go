@@ -68,11 +68,12 @@ func (p *prepStage) prepare(r *request) {
 }
 
 func (p *prepStage) setTxn(r *request, now int64, typ proto.OpCode, body jute.Record) {
-	r.txnEntry = proto.TxnEntry{
+	w := r.write()
+	w.txn = proto.TxnEntry{
 		Header: proto.TxnHeader{ClientId: r.sid, Cxid: r.xid, Zxid: p.lastZxid, Time: now, Type: int32(typ)},
 		Body:   body,
 	}
-	r.txn = &r.txnEntry
+	r.txn = &w.txn
 	r.zxid = p.lastZxid
 }
 
@@ -80,9 +81,9 @@ func (p *prepStage) setTxn(r *request, now int64, typ proto.OpCode, body jute.Re
 // changes, in r's own storage while it lasts.
 func (p *prepStage) addChange(r *request, rec changeRecord) {
 	var stored *changeRecord
-	if r != nil && r.nrecs < len(r.recs) {
-		stored = &r.recs[r.nrecs]
-		r.nrecs++
+	if w := r.write(); w.nrecs < len(w.recs) {
+		stored = &w.recs[w.nrecs]
+		w.nrecs++
 		*stored = rec
 	} else {
 		stored = new(changeRecord)
@@ -157,7 +158,7 @@ func (p *prepStage) check(r *request, zxid int64, op proto.OpCode, record jute.R
 			// it does not expect there and always ends in BadArguments.
 			return proto.OpError, nil, proto.ErrBadArguments
 		}
-		return p.checkDeleteContainer(zxid, record.(*rawPath).path)
+		return p.checkDeleteContainer(r, zxid, record.(*rawPath).path)
 	case proto.OpSetData:
 		return p.checkSetData(r, zxid, record.(*proto.SetDataRequest))
 	case proto.OpSetACL:
@@ -270,7 +271,9 @@ func (p *prepStage) checkCreate(r *request, zxid int64, op proto.OpCode, path st
 		if mode.IsEphemeral() {
 			owner = r.sid
 		}
-		body = &proto.CreateTxn{Path: path, Data: data, Acl: fixed, Ephemeral: mode.IsEphemeral(), ParentCVersion: newCVersion}
+		w := r.write()
+		w.create = proto.CreateTxn{Path: path, Data: data, Acl: fixed, Ephemeral: mode.IsEphemeral(), ParentCVersion: newCVersion}
+		body = &w.create
 	}
 
 	parent.Stat.Cversion = newCVersion
@@ -314,7 +317,7 @@ func (p *prepStage) recordDelete(r *request, zxid int64, parentPath string, pare
 	p.addChange(r, changeRecord{zxid: zxid, path: path, deleted: true})
 }
 
-func (p *prepStage) checkDeleteContainer(zxid int64, path string) (proto.OpCode, jute.Record, proto.ErrCode) {
+func (p *prepStage) checkDeleteContainer(r *request, zxid int64, path string) (proto.OpCode, jute.Record, proto.ErrCode) {
 	parentPath := parentForDelete(path)
 	node := p.lookup(path)
 	if node.NumChildren > 0 {
@@ -324,7 +327,7 @@ func (p *prepStage) checkDeleteContainer(zxid int64, path string) (proto.OpCode,
 		fail(proto.ErrBadVersion)
 	}
 	parent := p.lookup(parentPath)
-	p.recordDelete(nil, zxid, parentPath, parent, path)
+	p.recordDelete(r, zxid, parentPath, parent, path)
 	return proto.OpDeleteContainer, &proto.DeleteTxn{Path: path}, proto.ErrOK
 }
 
@@ -344,7 +347,9 @@ func (p *prepStage) checkSetData(r *request, zxid int64, req *proto.SetDataReque
 	node.Stat.Mzxid = zxid
 	node.DataLength = int32(len(req.Data))
 	p.addChange(r, changeRecord{zxid: zxid, path: req.Path, node: node})
-	return proto.OpSetData, &proto.SetDataTxn{Path: req.Path, Data: req.Data, Version: newVersion}, proto.ErrOK
+	w := r.write()
+	w.setData = proto.SetDataTxn{Path: req.Path, Data: req.Data, Version: newVersion}
+	return proto.OpSetData, &w.setData, proto.ErrOK
 }
 
 func (p *prepStage) checkSetACL(r *request, zxid int64, req *proto.SetACLRequest) (proto.OpCode, jute.Record, proto.ErrCode) {

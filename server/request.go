@@ -21,14 +21,7 @@ type request struct {
 	txn *proto.TxnEntry
 	err proto.ErrCode // the error prep found (also in the ErrorTxn)
 
-	// Storage prep uses instead of allocating: txn points at txnEntry,
-	// and the first change records of the write (a set has one, a create
-	// or delete two) are recs[:nrecs]. Requests are never reused, so the
-	// outstanding-changes table may keep pointing into recs until final
-	// drops them.
-	txnEntry proto.TxnEntry
-	recs     [2]changeRecord
-	nrecs    int
+	w writeState // filled by prep; txn points into it
 
 	// Set by final.
 	done   bool
@@ -39,6 +32,26 @@ type request struct {
 	// turned into.
 	handshake *proto.Handshake
 }
+
+// writeState holds, in the request's own allocation, what prep and final
+// would otherwise allocate one by one for a write: the txn entry, the txn
+// record of a create or set, the first change records (a set has one, a
+// create or delete two) and room for the watch events its apply fires.
+// Requests are never reused: the outstanding-changes table may point into
+// recs until final drops the records, and the log and the tree read the
+// txn record after prep is done with it. A read queued behind a write
+// carries the unused room; a read answered at once allocates no request.
+type writeState struct {
+	txn     proto.TxnEntry
+	create  proto.CreateTxn
+	setData proto.SetDataTxn
+	recs    [2]changeRecord
+	nrecs   int
+	events  [2]db.Event
+}
+
+// write returns r's writeState.
+func (r *request) write() *writeState { return &r.w }
 
 // isWrite reports whether the request takes the prep -> sync -> final path.
 func (r *request) isWrite() bool { return isWriteOp(r.op) }
