@@ -18,6 +18,14 @@ type prepStage struct {
 	// lastZxid is the zxid given to the newest txn; only prep touches it.
 	lastZxid int64
 	reader   jute.Reader
+
+	// The decoded requests of the commonest writes, reused from write to
+	// write: each is zeroed before it is decoded into, so nothing it
+	// holds (the ACL slice above all) is shared with an earlier write,
+	// and no check keeps the struct itself beyond the write's prepare.
+	create  proto.CreateRequest
+	setData proto.SetDataRequest
+	del     proto.DeleteRequest
 }
 
 // prepFailure aborts the checks of one operation with a ZooKeeper code.
@@ -97,11 +105,13 @@ func (p *prepStage) decodeBody(r *request) (jute.Record, bool) {
 	var rec jute.Record
 	switch r.op {
 	case proto.OpCreate, proto.OpCreate2, proto.OpCreateContainer:
-		rec = new(proto.CreateRequest)
+		p.create = proto.CreateRequest{}
+		rec = &p.create
 	case proto.OpCreateTTL:
 		rec = new(proto.CreateTTLRequest)
 	case proto.OpDelete:
-		rec = new(proto.DeleteRequest)
+		p.del = proto.DeleteRequest{}
+		rec = &p.del
 	case proto.OpDeleteContainer:
 		// The body is the raw path bytes, as Java's container manager
 		// builds it; a client sending a jute string here gets its length
@@ -110,7 +120,8 @@ func (p *prepStage) decodeBody(r *request) (jute.Record, bool) {
 	case proto.OpCheck:
 		rec = new(proto.CheckVersionRequest)
 	case proto.OpSetData:
-		rec = new(proto.SetDataRequest)
+		p.setData = proto.SetDataRequest{}
+		rec = &p.setData
 	case proto.OpSetACL:
 		rec = new(proto.SetACLRequest)
 	case proto.OpMulti:
