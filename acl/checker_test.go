@@ -243,6 +243,8 @@ func TestFixupACL(t *testing.T) {
 			[]proto.ACL{entry(1, "world", "anyone"), entry(31, "world", "anyone")}},
 		{"perms are not validated", c, []proto.ACL{entry(-5, "world", "anyone"), entry(0, "world", "anyone")}, nil,
 			[]proto.ACL{entry(-5, "world", "anyone"), entry(0, "world", "anyone")}},
+		{"one world entry with any perms", c, []proto.ACL{entry(-5, "world", "anyone")}, nil, []proto.ACL{entry(-5, "world", "anyone")}},
+		{"one world entry of another id", c, []proto.ACL{entry(31, "world", "anyonE")}, nil, nil},
 		{"empty", c, []proto.ACL{}, []proto.Id{ip, alice}, nil},
 		{"nil", c, nil, []proto.Id{ip, alice}, nil},
 		{"creator all without auth", c, proto.CreatorAllACL, []proto.Id{ip}, nil},
