@@ -892,8 +892,11 @@ def check_four_letter_words(ck):
 
 
 def check_max_client_cnxns(ck):
-    """70 clients from one address at once: the default maxClientCnxns
-    (60) lets 60 in, and turns the others away."""
+    """70 clients from one address: the default maxClientCnxns (60) lets 60
+    in and turns the rest away. The first 60 connect one after another and
+    the last 10 at once: Java counts a connection against the limit only
+    once its selector thread has registered it, so a burst from zero could
+    let a few more in, but a burst on top of 60 registered ones cannot."""
     ok = []
     mu = threading.Lock()
 
@@ -908,16 +911,19 @@ def check_max_client_cnxns(ck):
         except Exception:
             pass
 
-    threads = [threading.Thread(target=connect, args=(i,)) for i in range(70)]
+    for i in range(60):
+        connect(i)
+    first = len(ok)
+    threads = [threading.Thread(target=connect, args=(i,)) for i in range(60, 70)]
     for t in threads:
         t.daemon = True
         t.start()
     for t in threads:
         t.join(WAIT)
-    # Java counts a connection against the limit only once its selector
-    # thread has registered it, so a burst can let one or two more in.
-    ck.expect("at_least_60_in", len(ok) >= 60, True)
-    ck.expect("some_turned_away", len(ok) < 65, True)
+    # Connections of earlier checks may still be closing on the server, so
+    # a few of the first 60 may be refused too; none of the last 10 gets in.
+    ck.expect("most_of_first_60_in", first >= 55, True)
+    ck.expect("last_10_turned_away", len(ok) == first, True)
 
 
 def check_basic_ops(ck):
