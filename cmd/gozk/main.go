@@ -37,7 +37,8 @@ const exitCodesHelp = `EXIT STATUS:
    0  success
    1  runtime failure (a server that stops on an error, an unreachable server, a refused 4lw)
    2  usage error (unknown command or flag, missing argument)
-   3  bad configuration (zoo.cfg, myid or dynamic config file refused; the message names file, line and key)`
+   3  bad configuration (zoo.cfg, myid or dynamic config file refused; the message names file, line and key)
+   4  gozk data verify only: the data directory is damaged (the report names what)`
 
 // newApp builds the command tree.
 func newApp() *cli.App {
