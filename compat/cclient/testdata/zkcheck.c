@@ -1176,30 +1176,44 @@ static void check_session_close(void) {
     emit("session_close", &l);
 }
 
-/* session_expiry: a helper process makes a session with an ephemeral,
+/* spawn_self starts this program again as a child in the given mode
+ * (--child, --hold) on path, and returns its standard output to read,
+ * with its pid in *pid; NULL when it cannot be started. */
+static FILE *spawn_self(const char *self, const char *mode, const char *path, pid_t *pid) {
+    int fds[2];
+    if (pipe(fds) != 0) return NULL;
+    *pid = fork();
+    if (*pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
+    }
+    if (*pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execl(self, self, mode, host, path, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    return fdopen(fds[0], "r");
+}
+
+/* session_expiry: a child process makes a session with an ephemeral,
  * is stopped until the session expires, then resumed: its ephemeral is
  * gone, others' watches fire, and it is told EXPIRED_SESSION. */
 static void check_session_expiry(const char *self) {
     line_t l = {0};
     res_t r;
     evlog_t w;
-    int fds[2];
     evlog_init(&w);
-    if (pipe(fds) != 0) {
-        fail(&l, "pipe");
+    pid_t pid;
+    FILE *in = spawn_self(self, "--child", P("/se"), &pid);
+    if (in == NULL) {
+        fail(&l, "starting the child process");
         emit("session_expiry", &l);
         return;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execl(self, self, "--child", host, P("/se"), (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *in = fdopen(fds[0], "r");
     char buf[512];
     int created = 0;
     while (fgets(buf, sizeof(buf), in)) {
@@ -1479,22 +1493,13 @@ static void check_reconnect_set_watches(void) {
 static void check_session_resume(const char *self) {
     line_t l = {0};
     res_t r;
-    int fds[2];
-    if (pipe(fds) != 0) {
-        fail(&l, "pipe");
+    pid_t pid;
+    FILE *in = spawn_self(self, "--hold", P("/held"), &pid);
+    if (in == NULL) {
+        fail(&l, "starting the child process");
         emit("session_resume", &l);
         return;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execl(self, self, "--hold", host, P("/held"), (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *in = fdopen(fds[0], "r");
     char buf[512];
     clientid_t id;
     memset(&id, 0, sizeof(id));
