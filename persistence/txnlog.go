@@ -96,8 +96,14 @@ type TxnLog struct {
 
 	// writeMu serialises Append, TruncateAfter, PurgeBefore and Close.
 	writeMu sync.Mutex
+	// submittedZxid is the highest zxid handed to Pebble, durable or not:
+	// the ordering check of the next append. Guarded by writeMu.
+	submittedZxid int64
+	// pending counts appends not yet waited for; Close waits for them.
+	pending sync.WaitGroup
 	// failed is set when a commit failed: whether that batch reached the
 	// disk is unknown, so appending after it could leave a gap.
+	failMu sync.Mutex
 	failed error
 
 	// readers: Close waits for every reader that got in (Replay, Verify,
@@ -148,6 +154,7 @@ func Open(opts Options) (*TxnLog, error) {
 	last, err := l.boundaryZxid(true)
 	if err == nil {
 		l.lastZxid.Store(last)
+		l.submittedZxid = last
 		var purged int64
 		purged, err = readInt64Meta(db, storeDir, purgedKey)
 		l.purgedBefore.Store(purged)
@@ -205,27 +212,54 @@ func (l *TxnLog) boundaryZxid(last bool) (int64, error) {
 // Zxid (ErrBadTxn otherwise). It returns after the batch is durable; once
 // a commit has failed, every later Append fails too.
 func (l *TxnLog) Append(batch []Entry) error {
+	p, err := l.AppendAsync(batch)
+	if err != nil {
+		return err
+	}
+	return p.Wait()
+}
+
+// PendingAppend is a batch handed to the log by AppendAsync whose fsync
+// may still be under way. Its zero value is a batch with nothing to wait
+// for.
+type PendingAppend struct {
+	l       *TxnLog
+	b       *pebble.Batch // nil when committed without an fsync to wait for
+	last    int64         // highest zxid of the batch
+	txns    int
+	payload int
+	start   time.Time
+}
+
+// AppendAsync hands batch to the log as Append does but returns once the
+// txns are in the log's write queue, before the fsync completes, so the
+// caller can prepare the next batch (or answer the previous one) while
+// the disk works: the next batch's fsync then follows this one's without
+// a gap. Nothing in the batch is durable, and LastZxid does not cover it,
+// until Wait returns nil. The caller must Wait every PendingAppend, in the
+// order they were appended, and before Close.
+func (l *TxnLog) AppendAsync(batch []Entry) (PendingAppend, error) {
 	if len(batch) == 0 {
-		return nil
+		return PendingAppend{}, nil
 	}
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.writable(); err != nil {
-		return err
+		return PendingAppend{}, err
 	}
 
-	prev := l.lastZxid.Load()
+	prev := l.submittedZxid
 	size, payload := 0, 0
 	for i := range batch {
 		e := &batch[i]
 		if e.Zxid <= prev {
-			return fmt.Errorf("%w: txn 0x%x (entry %d of %d) follows 0x%x", ErrZxidOrder, e.Zxid, i, len(batch), prev)
+			return PendingAppend{}, fmt.Errorf("%w: txn 0x%x (entry %d of %d) follows 0x%x", ErrZxidOrder, e.Zxid, i, len(batch), prev)
 		}
 		if len(e.Data) < txnHeaderLen {
-			return fmt.Errorf("%w: txn 0x%x is %d bytes, shorter than a TxnHeader", ErrBadTxn, e.Zxid, len(e.Data))
+			return PendingAppend{}, fmt.Errorf("%w: txn 0x%x is %d bytes, shorter than a TxnHeader", ErrBadTxn, e.Zxid, len(e.Data))
 		}
 		if hz := headerZxid(e.Data); hz != e.Zxid {
-			return fmt.Errorf("%w: entry zxid 0x%x but its TxnHeader says 0x%x", ErrBadTxn, e.Zxid, hz)
+			return PendingAppend{}, fmt.Errorf("%w: entry zxid 0x%x but its TxnHeader says 0x%x", ErrBadTxn, e.Zxid, hz)
 		}
 		prev = e.Zxid
 		payload += len(e.Data)
@@ -234,7 +268,6 @@ func (l *TxnLog) Append(batch []Entry) error {
 	}
 
 	b := l.db.NewBatchWithSize(batchHeaderLen + size)
-	defer b.Close()
 	for i := range batch {
 		e := &batch[i]
 		op := b.SetDeferred(txnKeyLen, checksumLen+len(e.Data))
@@ -242,22 +275,57 @@ func (l *TxnLog) Append(batch []Entry) error {
 		binary.BigEndian.PutUint32(op.Value, txnChecksum(e.Data))
 		copy(op.Value[checksumLen:], e.Data)
 		if err := op.Finish(); err != nil {
-			return fmt.Errorf("persistence: building batch: %w", err)
+			b.Close()
+			return PendingAppend{}, fmt.Errorf("persistence: building batch: %w", err)
 		}
 	}
 
-	start := time.Now()
-	err := b.Commit(l.writeOpts)
-	took := time.Since(start)
-	if err != nil {
-		l.failed = fmt.Errorf("persistence: committing txns up to 0x%x to %s (log unusable until reopened): %w",
-			prev, l.storeDir, err)
-		return l.failed
+	p := PendingAppend{l: l, last: prev, txns: len(batch), payload: payload, start: time.Now()}
+	var err error
+	if l.forceSync {
+		// The fsync is waited for in Wait. Pebble's log writer syncs
+		// whatever is queued when the previous fsync returns, so batches
+		// appended while one is on the disk share the next fsync.
+		err = l.db.ApplyNoSyncWait(b, l.writeOpts)
+		if err == nil {
+			p.b = b
+		}
+	} else {
+		err = b.Commit(l.writeOpts)
+		b.Close()
 	}
-	l.lastZxid.Store(prev)
+	if err != nil {
+		// A batch Pebble refused was never queued: nothing to wait for.
+		return PendingAppend{}, l.fail(prev, err)
+	}
+	l.submittedZxid = prev
+	l.pending.Add(1)
+	return p, nil
+}
+
+// Wait returns once the batch is durable (or the log failed); then
+// LastZxid covers it. Waiting a second time, or on the zero value, returns
+// nil at once.
+func (p *PendingAppend) Wait() error {
+	l := p.l
+	if l == nil {
+		return nil
+	}
+	p.l = nil
+	defer l.pending.Done()
+	if p.b != nil {
+		err := p.b.SyncWait()
+		p.b.Close()
+		p.b = nil
+		if err != nil {
+			return l.fail(p.last, err)
+		}
+	}
+	took := time.Since(p.start)
+	l.lastZxid.Store(p.last)
 	l.batches.Add(1)
-	l.txns.Add(uint64(len(batch)))
-	l.bytes.Add(uint64(payload))
+	l.txns.Add(uint64(p.txns))
+	l.bytes.Add(uint64(p.payload))
 	if l.forceSync {
 		l.fsyncs.Add(1)
 		l.lastFsyncNanos.Store(int64(took))
@@ -265,11 +333,23 @@ func (l *TxnLog) Append(batch []Entry) error {
 			l.slowFsyncs.Add(1)
 			// ZooKeeper's FileTxnLog warns the same way.
 			l.log.Warn().Dur("took", took).Dur("threshold", l.slowWarn).
-				Int("txns", len(batch)).Int("bytes", payload).Str("store", l.storeDir).
+				Int("txns", p.txns).Int("bytes", p.payload).Str("store", l.storeDir).
 				Msg("fsync of the txn log was slow; this adds to the latency of every write")
 		}
 	}
 	return nil
+}
+
+// fail records that committing the txns up to last failed: whether they
+// reached the disk is unknown, so every later append is refused.
+func (l *TxnLog) fail(last int64, err error) error {
+	l.failMu.Lock()
+	defer l.failMu.Unlock()
+	if l.failed == nil {
+		l.failed = fmt.Errorf("persistence: committing txns up to 0x%x to %s (log unusable until reopened): %w",
+			last, l.storeDir, err)
+	}
+	return l.failed
 }
 
 // Pebble batch framing, for sizing a batch buffer up front.
@@ -394,14 +474,14 @@ func checkTxnValue(zxid int64, key, value []byte) ([]byte, *CorruptionError) {
 // TruncateAfter durably drops every txn with a zxid greater than zxid, as a
 // follower does on a TRUNC from its leader. (Java cuts after the first
 // record >= zxid, which differs only when zxid itself is absent; a leader
-// never asks for that.)
+// never asks for that.) Appends still pending must have been waited for.
 func (l *TxnLog) TruncateAfter(zxid int64) error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.writable(); err != nil {
 		return err
 	}
-	if zxid >= l.lastZxid.Load() {
+	if zxid >= l.submittedZxid {
 		return nil
 	}
 	from := txnKeysStart
@@ -416,6 +496,7 @@ func (l *TxnLog) TruncateAfter(zxid int64) error {
 		return err
 	}
 	l.lastZxid.Store(last)
+	l.submittedZxid = last
 	return nil
 }
 
@@ -464,6 +545,8 @@ func (l *TxnLog) writable() error {
 	case l.readOnly:
 		return ErrReadOnly
 	}
+	l.failMu.Lock()
+	defer l.failMu.Unlock()
 	return l.failed
 }
 
@@ -491,6 +574,9 @@ func (l *TxnLog) Close() error {
 	if err := l.readers.close(); err != nil {
 		return err
 	}
+	// Pending appends are waited for by their owner (the sync stage),
+	// which stops before the store is closed.
+	l.pending.Wait()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.db.Close(); err != nil {

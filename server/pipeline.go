@@ -58,6 +58,19 @@ func (q *requestQueue) popAll(dst []*request) []*request {
 	}
 }
 
+// tryPopAll takes everything queued without waiting (nothing when the
+// queue is empty or closed).
+func (q *requestQueue) tryPopAll(dst []*request) []*request {
+	q.mu.Lock()
+	if len(q.items) > 0 {
+		dst = append(dst, q.items...)
+		clear(q.items)
+		q.items = q.items[:0]
+	}
+	q.mu.Unlock()
+	return dst
+}
+
 func (q *requestQueue) close() {
 	q.mu.Lock()
 	q.closed = true
@@ -76,13 +89,22 @@ const maxSyncBatch = 1000
 const maxReusedTxnBuffer = 4 << 20
 
 // writeLoop runs the three stages of every write, prep, sync and final,
-// one batch at a time on one goroutine: it takes what the event loops
-// queued, prepares it in arrival order, logs the txns with one fsync, then
-// applies them in zxid order and answers. Writes arriving meanwhile queue
-// up for the next batch, which is how batches form, as in Java's group
-// commit. Stages on goroutines of their own would only add hand-offs: on a
-// busy machine each wake-up of a parked goroutine costs more than what the
-// stage does for a batch, and every write pays for each of them.
+// on one goroutine: it takes what the event loops queued, prepares it in
+// arrival order, logs the txns with one fsync, then applies them in zxid
+// order and answers. Writes arriving meanwhile queue up for the next
+// batch, which is how batches form, as in Java's group commit. Stages on
+// goroutines of their own would only add hand-offs: on a busy machine each
+// wake-up of a parked goroutine costs more than what the stage does for a
+// batch, and every write pays for each of them.
+//
+// The loop keeps the disk busy by overlapping one batch's answers with the
+// next batch's fsync: as soon as batch N is durable it prepares and hands
+// to the log whatever arrived during N's fsync (batch N+1), and only then
+// applies and answers N. The answers, a socket write per connection, are
+// the costliest part of a batch; without the overlap the log would sit
+// idle while they are written. Prep of N+1 before N is applied is what
+// Java's PrepRequestProcessor does too: it sees N's effects through the
+// outstanding changes.
 //
 // The connections answered in a batch are held (netio.Conn.Hold) and
 // released once it is applied: each then gets its answers in one write,
@@ -90,63 +112,110 @@ const maxReusedTxnBuffer = 4 << 20
 func (s *Server) writeLoop() {
 	defer close(s.finalDone)
 	var (
-		queued  []*request
+		backlog []*request // queued, not yet prepared
+		logging syncBatch  // handed to the log, not yet durable
+		next    syncBatch
+		spare   []*request
 		held    []*connection
 		entries = make([]persistence.Entry, 0, maxSyncBatch)
 		ends    = make([]int, 0, maxSyncBatch)
 		encoded jute.Writer
 	)
 	for {
-		queued = s.prepQueue.popAll(queued[:0])
-		if queued == nil {
-			return
-		}
-		s.mon.metrics.PrepRequestQueued.Add(int64(len(queued)))
-		for len(queued) > 0 {
-			batch := queued[:min(len(queued), maxSyncBatch)]
-			for _, r := range batch {
-				s.prep.prepare(r)
+		if logging.reqs == nil {
+			// Nothing on the disk: wait for work.
+			if len(backlog) == 0 {
+				if backlog = s.prepQueue.popAll(backlog[:0]); backlog == nil {
+					return
+				}
+				s.mon.metrics.PrepRequestQueued.Add(int64(len(backlog)))
 			}
-			if !s.logBatch(batch, &encoded, &entries, &ends) {
+			logging.reqs, backlog = takeBatch(spare[:0], backlog)
+			spare = nil
+			if !s.submitBatch(&logging, &encoded, &entries, &ends) {
 				return
 			}
-			for _, r := range batch {
-				if c := r.conn; c != nil && !c.heldByFinal {
-					c.heldByFinal = true
-					c.nc.Hold()
-					held = append(held, c)
-				}
-				s.apply(r)
-			}
-			for i, c := range held {
-				c.heldByFinal = false
-				c.nc.Release()
-				held[i] = nil
-			}
-			held = held[:0]
-			clear(batch)
-			queued = queued[len(batch):]
+			continue
 		}
+		if err := logging.log.Wait(); err != nil {
+			s.fatal(err)
+			return
+		}
+		s.mon.logged(logging.txns, time.Since(logging.began))
+		// What arrived during that fsync goes to the disk before the
+		// answers go out.
+		if len(backlog) == 0 {
+			backlog = s.prepQueue.tryPopAll(backlog[:0])
+			s.mon.metrics.PrepRequestQueued.Add(int64(len(backlog)))
+		}
+		if len(backlog) > 0 {
+			next.reqs, backlog = takeBatch(spare[:0], backlog)
+			spare = nil
+			if !s.submitBatch(&next, &encoded, &entries, &ends) {
+				return
+			}
+		}
+		for _, r := range logging.reqs {
+			if c := r.conn; c != nil && !c.heldByFinal {
+				c.heldByFinal = true
+				c.nc.Hold()
+				held = append(held, c)
+			}
+			s.apply(r)
+		}
+		for i, c := range held {
+			c.heldByFinal = false
+			c.nc.Release()
+			held[i] = nil
+		}
+		held = held[:0]
+		clear(logging.reqs)
+		spare = logging.reqs[:0]
+		logging, next = next, syncBatch{}
 	}
 }
 
-// logBatch appends the batch's txns to the log with one fsync. Every txn
-// is encoded into one buffer reused from batch to batch (Append copies what
-// it logs); the entries are sliced from it once it has stopped growing. It
-// reports false when the log failed: nothing after that could be made
-// durable, so the server stops rather than acknowledge writes that may be
-// lost.
-func (s *Server) logBatch(batch []*request, encoded *jute.Writer, entries *[]persistence.Entry, ends *[]int) bool {
+// syncBatch is a batch of prepared requests whose txns were handed to the
+// log together.
+type syncBatch struct {
+	reqs  []*request
+	log   persistence.PendingAppend
+	txns  int
+	began time.Time
+}
+
+// takeBatch moves up to maxSyncBatch requests from the head of backlog to
+// dst (dst may be nil) and returns both. What stays in backlog is moved to
+// its front so that its array is reused by the next pop.
+func takeBatch(dst, backlog []*request) (batch, rest []*request) {
+	n := min(len(backlog), maxSyncBatch)
+	dst = append(dst, backlog[:n]...)
+	left := copy(backlog, backlog[n:])
+	clear(backlog[left:])
+	return dst, backlog[:left]
+}
+
+// submitBatch prepares b's requests in order and hands their txns to the
+// log with one fsync to come. Every txn is encoded into one buffer reused
+// from batch to batch (the log copies what it logs); the entries are
+// sliced from it once it has stopped growing. It reports false when the
+// log failed: nothing after that could be made durable, so the server
+// stops rather than acknowledge writes that may be lost.
+func (s *Server) submitBatch(b *syncBatch, encoded *jute.Writer, entries *[]persistence.Entry, ends *[]int) bool {
+	for _, r := range b.reqs {
+		s.prep.prepare(r)
+	}
 	*entries, *ends = (*entries)[:0], (*ends)[:0]
 	encoded.Reset()
-	for _, r := range batch {
+	for _, r := range b.reqs {
 		if r.txn != nil {
 			r.txn.Encode(encoded)
 			*entries = append(*entries, persistence.Entry{Zxid: r.txn.Header.Zxid})
 			*ends = append(*ends, encoded.Len())
 		}
 	}
-	if len(*entries) == 0 {
+	b.txns, b.log = len(*entries), persistence.PendingAppend{}
+	if b.txns == 0 {
 		return true
 	}
 	buf, start := encoded.Bytes(), 0
@@ -157,13 +226,14 @@ func (s *Server) logBatch(batch []*request, encoded *jute.Writer, entries *[]per
 	if encoded.Len() > maxReusedTxnBuffer {
 		*encoded = jute.Writer{} // do not pin a burst's buffer
 	}
-	began := time.Now()
-	if err := s.txnLog.Append(*entries); err != nil {
+	b.began = time.Now()
+	pending, err := s.txnLog.AppendAsync(*entries)
+	if err != nil {
 		s.fatal(err)
 		return false
 	}
-	s.mon.logged(len(*entries), time.Since(began))
-	s.countLogged(len(*entries))
+	b.log = pending
+	s.countLogged(b.txns)
 	return true
 }
 
