@@ -64,6 +64,7 @@ func TestLoadErrorsNameLineAndKey(t *testing.T) {
 		{"dataDir=/d\nclientPort=99999\n", "clientPort"},
 		{"dataDir=/d\nclientPort=2181\nserver.1=a:1:2\nserver.2=b:1:2\n", ": initLimit: initLimit is not set"},
 		{"dataDir=/d\nclientPort=2181\ninitLimit=1\nsyncLimit=1\nserver.1=a:1:2\nserver.2=b:1:2:x\n", ":6: server.2:"},
+		{"dataDir=/d\nclientPort=2181\nnio.numSelectorThreads=0\n", ":3: nio.numSelectorThreads: numSelectorThreads must be at least 1"},
 	}
 	for _, c := range cases {
 		_, err := Load(write(t, c.cfg), "")
@@ -158,5 +159,27 @@ func TestDataDirAutocreate(t *testing.T) {
 	}
 	if d := Defaults(); !d.DataDirAutocreate || d.MinSessionTimeout != 4000 || d.MaxSessionTimeout != 40000 {
 		t.Fatalf("defaults %+v", d)
+	}
+}
+
+func TestNumSelectorThreads(t *testing.T) {
+	cases := []struct {
+		cfg, flags string
+		want       int
+	}{
+		{"", "", 0},
+		{"nio.numSelectorThreads=3\n", "", 3},
+		{"", "-Dzookeeper.nio.numSelectorThreads=2", 2},
+		// Integer.getInteger falls back to the default on a bad number.
+		{"nio.numSelectorThreads=many\n", "", 0},
+	}
+	for _, c := range cases {
+		cfg, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"+c.cfg), c.flags)
+		if err != nil {
+			t.Fatalf("%q %q: %v", c.cfg, c.flags, err)
+		}
+		if cfg.NumSelectorThreads != c.want {
+			t.Errorf("%q %q: NumSelectorThreads %d, want %d", c.cfg, c.flags, cfg.NumSelectorThreads, c.want)
+		}
 	}
 }

@@ -91,6 +91,13 @@ func (c *Config) applySystemProperties() error {
 	c.sysInt(&c.MaxCnxns, zk("maxCnxns"))
 	c.sysInt(&c.GlobalOutstandingLimit, zk("globalOutstandingLimit"))
 	c.sysInt(&c.SnapCount, zk("snapCount"))
+	// Java's NIO selector threads are gozk's event loops.
+	c.sysInt(&c.NumSelectorThreads, zk("nio.numSelectorThreads"))
+	if p, ok := c.sysLookup(zk("nio.numSelectorThreads")); ok && c.NumSelectorThreads < 1 && p.Value != "" {
+		if _, isNum := decodeJavaInt(p.Value, 32); isNum {
+			return c.errorAt(p, "numSelectorThreads must be at least 1")
+		}
+	}
 	if p, ok := c.sysLookup(zk("snapCount")); ok && c.SnapCount < 2 {
 		c.warnAt(p, "snapCount should be 2 or more; using 2")
 		c.SnapCount = 2

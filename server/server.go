@@ -30,6 +30,7 @@ type Config struct {
 	MaxClientCnxns         int           // per IP, 0 = unlimited
 	MaxCnxns               int           // zookeeper.maxCnxns, 0 = unlimited
 	GlobalOutstandingLimit int           // default 1000
+	EventLoops             int           // network event loops; 0 = one per CPU
 	SnapCount              int           // zookeeper.snapCount
 	SnapRetainCount        int           // autopurge.snapRetainCount (at least 3)
 	PurgeInterval          time.Duration // autopurge.purgeInterval; 0 = off
@@ -231,6 +232,7 @@ func Start(cfg Config) (*Server, error) {
 		MaxClientCnxns: cfg.MaxClientCnxns,
 		MaxCnxns:       cfg.MaxCnxns,
 		MaxFrame:       cfg.JuteMaxBuffer,
+		Loops:          cfg.EventLoops,
 		Logger:         cfg.Logger,
 	}, s)
 	if err != nil {

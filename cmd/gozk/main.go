@@ -244,6 +244,7 @@ func serverConfig(c *conf.Config, logger zerolog.Logger) server.Config {
 	sc.MaxClientCnxns = c.MaxClientCnxns
 	sc.MaxCnxns = c.MaxCnxns
 	sc.GlobalOutstandingLimit = c.GlobalOutstandingLimit
+	sc.EventLoops = c.NumSelectorThreads
 	sc.SnapCount = c.SnapCount
 	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
 	sc.PurgeInterval = c.AutopurgeInterval
