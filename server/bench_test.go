@@ -29,7 +29,7 @@ type benchClient struct {
 	len [4]byte
 }
 
-func dialBench(b *testing.B, s *Server) *benchClient {
+func dialBench(b testing.TB, s *Server) *benchClient {
 	b.Helper()
 	nc, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
@@ -58,7 +58,7 @@ func (c *benchClient) queue(op proto.OpCode, rec jute.Record) {
 	c.out.EndLength(at)
 }
 
-func (c *benchClient) flush(b *testing.B) {
+func (c *benchClient) flush(b testing.TB) {
 	if c.out.Len() == 0 {
 		return
 	}
@@ -69,7 +69,7 @@ func (c *benchClient) flush(b *testing.B) {
 }
 
 // read returns the next frame, valid until the next read.
-func (c *benchClient) read(b *testing.B) []byte {
+func (c *benchClient) read(b testing.TB) []byte {
 	if _, err := io.ReadFull(c.br, c.len[:]); err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func (c *benchClient) read(b *testing.B) []byte {
 }
 
 // readReply reads one reply and fails the benchmark on an error code.
-func (c *benchClient) readReply(b *testing.B) {
+func (c *benchClient) readReply(b testing.TB) {
 	f := c.read(b)
 	if len(f) < 16 {
 		b.Fatalf("short reply of %d bytes", len(f))
@@ -121,6 +121,7 @@ func startBenchServer(b *testing.B, forceSync bool) *Server {
 	cfg.DataDir = b.TempDir()
 	cfg.ForceSync = forceSync
 	cfg.TickTime = 2 * time.Second
+	cfg.MaxClientCnxns = 0 // BenchmarkWatchFanOut opens 1,000 sessions
 	s, err := Start(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -258,4 +259,40 @@ func (c *benchClient) readFrame() ([]byte, error) {
 	c.buf = c.buf[:n]
 	_, err := io.ReadFull(c.br, c.buf)
 	return c.buf, err
+}
+
+// BenchmarkWatchFanOut is one setData of a node that 1,000 sessions
+// watch (persistent watches, so that an op is the setData and the
+// delivery alone): the op ends when the setter has its reply and every
+// watcher its notification.
+func BenchmarkWatchFanOut(b *testing.B) {
+	for _, watchers := range []int{10, 1000} {
+		b.Run("watchers="+strconv.Itoa(watchers), func(b *testing.B) {
+			s := startBenchServer(b, false)
+			setter := dialBench(b, s)
+			setter.queue(proto.OpCreate, &proto.CreateRequest{Path: "/fan", Data: make([]byte, 100), Acl: proto.OpenACLUnsafe})
+			setter.flush(b)
+			setter.readReply(b)
+			ws := make([]*benchClient, watchers)
+			for i := range ws {
+				ws[i] = dialBench(b, s)
+				ws[i].queue(proto.OpAddWatch, &proto.AddWatchRequest{Path: "/fan", Mode: int32(proto.AddWatchPersistent)})
+				ws[i].flush(b)
+				ws[i].readReply(b)
+			}
+			req := proto.SetDataRequest{Path: "/fan", Data: make([]byte, 100), Version: -1}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				setter.queue(proto.OpSetData, &req)
+				setter.flush(b)
+				setter.readReply(b)
+				for _, w := range ws {
+					if f := w.read(b); len(f) < 4 || int32(binary.BigEndian.Uint32(f)) != proto.XidNotification {
+						b.Fatalf("watcher read %x, want a notification", f)
+					}
+				}
+			}
+		})
+	}
 }

@@ -34,7 +34,7 @@ type connection struct {
 	fourLetter       atomic.Bool // the connection asked a four-letter word
 
 	// heldByFinal is the final stage's own mark: it holds the connection's
-	// output while applying a batch (see writeLoop).
+	// output while applying a batch (see writeLoop and holdOutput).
 	heldByFinal bool
 
 	stats connStats
@@ -92,15 +92,17 @@ func (c *connection) sendReply(w *jute.Writer, xid int32, zxid int64) {
 // header of every notification. As 3.8.0 with the fix of CVE-2024-23944
 // (Debian's 3.8.0, Apache's 3.8.4), a connection that may not READ the
 // node an event is about (nodeACL) is not told.
+//
+// The watches of the data tree are delivered by Server.notifyWatchers,
+// which encodes each event once for all its connections; Notify serves
+// setWatches, which tells one connection about changes it missed.
 func (c *connection) Notify(ev proto.WatcherEvent, nodeACL []proto.ACL) {
 	if c.closed.Load() || !c.srv.acl.Allowed(nodeACL, proto.PermRead, c.identities()) {
 		return
 	}
 	w := writerPool.Get().(*jute.Writer)
 	w.Reset()
-	hdr := proto.ReplyHeader{Xid: proto.XidNotification, Zxid: -1}
-	hdr.Encode(w)
-	ev.Encode(w)
+	encodeNotification(w, ev)
 	_ = c.nc.Send(w.Bytes())
 	c.srv.mon.sent(c, w.Len(), 0, 0, false)
 	writerPool.Put(w)

@@ -106,9 +106,10 @@ const maxReusedTxnBuffer = 4 << 20
 // Java's PrepRequestProcessor does too: it sees N's effects through the
 // outstanding changes.
 //
-// The connections answered in a batch are held (netio.Conn.Hold) and
-// released once it is applied: each then gets its answers in one write,
-// made directly from this goroutine when the connection is idle.
+// The connections answered or notified in a batch are held
+// (netio.Conn.Hold) and released once it is applied: each then gets its
+// answers and notifications in one write, made directly from this
+// goroutine when the connection is idle.
 func (s *Server) writeLoop() {
 	defer close(s.finalDone)
 	var (
@@ -116,7 +117,6 @@ func (s *Server) writeLoop() {
 		logging syncBatch  // handed to the log, not yet durable
 		next    syncBatch
 		spare   []*request
-		held    []*connection
 		entries = make([]persistence.Entry, 0, maxSyncBatch)
 		ends    = make([]int, 0, maxSyncBatch)
 		encoded jute.Writer
@@ -156,19 +156,12 @@ func (s *Server) writeLoop() {
 			}
 		}
 		for _, r := range logging.reqs {
-			if c := r.conn; c != nil && !c.heldByFinal {
-				c.heldByFinal = true
-				c.nc.Hold()
-				held = append(held, c)
+			if c := r.conn; c != nil {
+				s.holdOutput(c)
 			}
 			s.apply(r)
 		}
-		for i, c := range held {
-			c.heldByFinal = false
-			c.nc.Release()
-			held[i] = nil
-		}
-		held = held[:0]
+		s.releaseOutput()
 		clear(logging.reqs)
 		spare = logging.reqs[:0]
 		logging, next = next, syncBatch{}

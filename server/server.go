@@ -99,6 +99,11 @@ type Server struct {
 	prepQueue *requestQueue // writes waiting for writeLoop
 	finalDone chan struct{} // closed when writeLoop has finished
 
+	// Owned by writeLoop: the connections whose output the current batch
+	// holds, and the encoding buffer of its watch notifications.
+	held        []*connection
+	notifyFrame jute.Writer
+
 	// applyMu orders "apply a txn and fire its watches" against "read and
 	// register a watch" (see the package comment).
 	applyMu sync.RWMutex
@@ -166,6 +171,7 @@ func Start(cfg Config) (*Server, error) {
 		snapAfter:       snapThreshold(cfg.SnapCount),
 	}
 	s.mon = newMonitor(s, cfg.StatsDisabled)
+	s.watches.SetDelivery(s.notifyWatchers)
 	logger := cfg.Logger
 	began := time.Now()
 	s.store, err = persistence.OpenStore(persistence.StoreOptions{

@@ -43,6 +43,10 @@ type Manager struct {
 	triggerMu sync.Mutex
 	sel       selection
 	observer  func(typ proto.EventType, watchers int)
+	deliver   func(ev proto.WatcherEvent, nodeACL []proto.ACL, ws []Watcher)
+	// selected is deliver's argument, reused from call to call (owned by
+	// triggerMu).
+	selected []Watcher
 }
 
 // NewManager returns an empty registry.
@@ -132,12 +136,21 @@ func (m *Manager) Trigger(typ proto.EventType, path string, nodeACL []proto.ACL)
 		m.child.fire(path, childrenChanged, sel)
 		counted[childTable] = sel.counted
 	}
-	observer := m.observer
+	observer, deliver := m.observer, m.deliver
 	m.mu.Unlock()
 
 	ev := proto.WatcherEvent{Type: int32(typ), State: int32(proto.StateSyncConnected), Path: path}
-	for _, c := range sel.pending {
-		c.watcher.Notify(ev, nodeACL)
+	if deliver != nil && len(sel.pending) > 0 {
+		for _, c := range sel.pending {
+			m.selected = append(m.selected, c.watcher)
+		}
+		deliver(ev, nodeACL, m.selected)
+		clear(m.selected)
+		m.selected = m.selected[:0]
+	} else {
+		for _, c := range sel.pending {
+			c.watcher.Notify(ev, nodeACL)
+		}
 	}
 	if observer != nil {
 		for _, n := range counted {
@@ -165,6 +178,19 @@ func (m *Manager) Trigger(typ proto.EventType, path string, nodeACL []proto.ACL)
 func (m *Manager) SetTriggerObserver(fn func(typ proto.EventType, watchers int)) {
 	m.mu.Lock()
 	m.observer = fn
+	m.mu.Unlock()
+}
+
+// SetDelivery installs fn, which then replaces the Notify calls of each
+// Trigger: it gets the event once with every connection selected, in the
+// order Notify would have been called, and is not called when nobody is
+// selected. This lets the caller encode one notification per event rather
+// than one per connection and send them all as one batch. fn runs on the
+// Trigger goroutine without the registry lock, under the same rules as
+// Notify, and must not keep ws; nil restores the Notify calls.
+func (m *Manager) SetDelivery(fn func(ev proto.WatcherEvent, nodeACL []proto.ACL, ws []Watcher)) {
+	m.mu.Lock()
+	m.deliver = fn
 	m.mu.Unlock()
 }
 

@@ -666,6 +666,61 @@ func TestTriggerObserver(t *testing.T) {
 	}
 }
 
+// TestDelivery checks that a delivery function gets each Trigger call's
+// selection in one call, in place of the Notify calls and with the same
+// connections, and that removing it restores Notify.
+func TestDelivery(t *testing.T) {
+	w := newWorld(t)
+	type call struct {
+		ev    string
+		acl   int
+		conns string
+	}
+	var got []call
+	w.m.SetDelivery(func(ev proto.WatcherEvent, nodeACL []proto.ACL, ws []Watcher) {
+		if ev.State != int32(proto.StateSyncConnected) {
+			t.Errorf("state %d", ev.State)
+		}
+		names := make([]string, len(ws))
+		for i, x := range ws {
+			names[i] = x.(*recorder).name
+		}
+		slices.Sort(names)
+		got = append(got, call{proto.EventType(ev.Type).String() + " " + ev.Path, len(nodeACL), strings.Join(names, ",")})
+	})
+	for _, s := range []string{
+		"A getData /d", "B exists /d", "C getChildren /", "B recursive /",
+	} {
+		w.run(s)
+	}
+	w.m.Trigger(proto.EventNodeDataChanged, "/d", proto.OpenACLUnsafe)
+	w.m.Trigger(proto.EventNodeDataChanged, "/e", nil)     // B's recursive watch only
+	w.m.Trigger(proto.EventNodeDataChanged, "/d", nil)     // B again; A's one-shot is gone
+	w.m.Trigger(proto.EventNodeChildrenChanged, "/x", nil) // selects nobody: no call
+	want := []call{
+		{"NodeDataChanged /d", len(proto.OpenACLUnsafe), "A,B"},
+		{"NodeDataChanged /e", 0, "B"},
+		{"NodeDataChanged /d", 0, "B"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("deliveries %v, want %v", got, want)
+	}
+	for _, name := range []string{"A", "B", "C"} {
+		if ev := w.conn(name).take(); ev != nil {
+			t.Errorf("%s was notified directly: %v", name, ev)
+		}
+	}
+	got = nil
+	w.m.SetDelivery(nil)
+	w.create("/f")
+	if got != nil {
+		t.Errorf("delivery still called after removal: %v", got)
+	}
+	if ev := w.conn("C").take(); !slices.Equal(ev, []string{"NodeChildrenChanged /"}) {
+		t.Errorf("C got %v after the delivery was removed", ev)
+	}
+}
+
 func TestStaleWatcherIgnored(t *testing.T) {
 	m := NewManager()
 	s := &staleRecorder{}
