@@ -17,6 +17,11 @@ import (
 // startGozk runs a gozk server in this process on a free loopback port.
 func startGozk(t *testing.T) string {
 	t.Helper()
+	return startGozkServer(t).Addr().String()
+}
+
+func startGozkServer(t *testing.T) *server.Server {
+	t.Helper()
 	cfg := server.Defaults()
 	cfg.ClientAddr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
@@ -28,7 +33,7 @@ func startGozk(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return srv.Addr().String()
+	return srv
 }
 
 // assertClean checks that the run left no znodes behind.
