@@ -1,7 +1,9 @@
 package netio
 
 import (
+	"context"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -282,6 +284,70 @@ func (c *Conn) Release() {
 		}
 	}
 	c.mu.Unlock()
+}
+
+// minReleaseShare is the fewest connections ReleaseAll gives an event
+// loop to write: below that, handing the writes over (an eventfd write and
+// a thread wake-up, several microseconds on a loaded machine) costs about
+// what writing them here would.
+const minReleaseShare = 32
+
+// ReleaseAll ends a Hold on each of conns, in order, with Release's
+// direct writes, and spreads those writes over several cores when there
+// are many: the calling goroutine writes the first share and each event
+// loop one of the others, in parallel. A watch event notifying a thousand
+// connections is mostly a thousand loopback writes, each doing the
+// receiver's TCP work as well. Each connection is written by one
+// goroutine, so its frames keep their order. conns may be reused once
+// ReleaseAll returns; a loop's share may still be in flight then, which a
+// later Hold on the same connection is ordered with as usual (holds nest).
+func ReleaseAll(conns []*Conn) {
+	if len(conns) == 0 {
+		return
+	}
+	shares := min(conns[0].server.cfg.Loops, len(conns)/minReleaseShare)
+	if shares <= 1 {
+		releaseEach(conns)
+		return
+	}
+	size := (len(conns) + shares - 1) / shares
+	loops := make([]gnet.EventLoop, 0, shares-1)
+	for start := size; start < len(conns); start += size {
+		part := slices.Clone(conns[start:min(start+size, len(conns))])
+		loop := pickLoop(part, loops)
+		loops = append(loops, loop)
+		run := gnet.RunnableFunc(func(context.Context) error {
+			releaseEach(part)
+			return nil
+		})
+		if loop == nil || loop.Execute(context.Background(), run) != nil {
+			releaseEach(part) // the engine is stopping
+		}
+	}
+	releaseEach(conns[:size])
+}
+
+// pickLoop returns the loop of one of part's first connections that has no
+// share yet, so that the shares go to different loops; nil only for an
+// empty part.
+func pickLoop(part []*Conn, taken []gnet.EventLoop) gnet.EventLoop {
+	var first gnet.EventLoop
+	for i, c := range part[:min(len(part), 8)] {
+		loop := c.gc.EventLoop()
+		if i == 0 {
+			first = loop
+		}
+		if !slices.Contains(taken, loop) {
+			return loop
+		}
+	}
+	return first
+}
+
+func releaseEach(conns []*Conn) {
+	for _, c := range conns {
+		c.Release()
+	}
 }
 
 // writeDirectLocked writes the pending frames to the socket when that

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/watches"
 )
@@ -70,12 +71,16 @@ func (s *Server) holdOutput(c *connection) {
 }
 
 // releaseOutput ends the batch's holds: each connection's queued output
-// goes out in one write.
+// goes out in one write, shared with the event loops when a fan-out makes
+// many (netio.ReleaseAll).
 func (s *Server) releaseOutput() {
-	for i, c := range s.held {
+	for _, c := range s.held {
 		c.heldByFinal = false
-		c.nc.Release()
-		s.held[i] = nil
+		s.releasing = append(s.releasing, c.nc)
 	}
+	netio.ReleaseAll(s.releasing)
+	clear(s.held)
 	s.held = s.held[:0]
+	clear(s.releasing)
+	s.releasing = s.releasing[:0]
 }

@@ -102,6 +102,7 @@ type Server struct {
 	// Owned by writeLoop: the connections whose output the current batch
 	// holds, and the encoding buffer of its watch notifications.
 	held        []*connection
+	releasing   []*netio.Conn
 	notifyFrame jute.Writer
 
 	// applyMu orders "apply a txn and fire its watches" against "read and
