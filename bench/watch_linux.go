@@ -124,6 +124,13 @@ func newWatchFleet(conns []*conn, node string, timeout time.Duration) (watchFlee
 				}
 			}
 			if err != nil {
+				// The sessions already detached are left to expire.
+				for _, p := range f.parts {
+					for _, w := range p.ws {
+						unix.Close(w.fd)
+					}
+					p.release()
+				}
 				return nil, fmt.Errorf("watcher socket: %w", err)
 			}
 			p.ws = append(p.ws, w)
