@@ -73,5 +73,7 @@
 // Trigger calls are serialised among themselves and notify after releasing
 // the registry lock, so Notify may call back into the registry (but not
 // into Trigger) and notifications of successive Trigger calls reach each
-// connection in call order.
+// connection in call order. SetDelivery replaces the Notify calls with one
+// call per Trigger that gets every selected connection, so that the server
+// can encode a notification once and write it to all of them as a batch.
 package watches
