@@ -31,6 +31,11 @@ const (
 	maxOpenFiles                = 256
 )
 
+// blockCompression is the block compression of the tables both stores
+// write (see pebbleOptions); a variable only so that a test can write a
+// store as gozk did before, with snappy.
+var blockCompression = pebble.DBCompressionNone
+
 func pebbleOptions(fs vfs.FS, log zerolog.Logger) *pebble.Options {
 	o := &pebble.Options{
 		FS:                          fs,
@@ -64,6 +69,14 @@ func pebbleOptions(fs vfs.FS, log zerolog.Logger) *pebble.Options {
 		// No bloom filters: nothing ever looks up a single key; replay
 		// scans ranges.
 	}
+	// No block compression. The values are txns and snapshot chunks
+	// whose bulk is znode data, typically random or already compressed
+	// by the client, and snappy costs a few percent of the server's CPU
+	// (every memtable flush, compaction and snapshot table) for little
+	// space. Tables written before are still read: each block records
+	// its own compression.
+	cs := blockCompression
+	o.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return cs })
 	o.EnsureDefaults()
 	return o
 }
