@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/gozk/gozk/proto"
@@ -56,6 +57,7 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 	t := w.t
 	t.mu.RLock()
 	defer t.mu.RUnlock()
+	touchAhead(w.stack, budget)
 	work := 0
 	for len(w.stack) > 0 && (work < budget || len(dst) == 0) {
 		n := w.stack[len(w.stack)-1]
@@ -77,6 +79,24 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 		}
 	}
 	return dst
+}
+
+// touchAhead reads one word of each of the last n nodes of stack, the
+// next ones Next pops. A snapshot visits nodes in Java's hash order, not
+// in the order they were allocated, so each is a cache miss; in this loop
+// the loads do not depend on each other and the CPU has many of them in
+// flight at once, while Next, copying one node at a time, would wait for
+// each in turn.
+func touchAhead(stack []*node, n int) {
+	var sink int32
+	for _, nd := range stack[max(len(stack)-n, 0):] {
+		// A node spans two cache lines: one word of each.
+		sink += nd.version
+		if nd.parent != nil {
+			sink++
+		}
+	}
+	runtime.KeepAlive(sink) // keeps the loads
 }
 
 // End returns the zxid and the tree digest (0 when disabled) at the moment
