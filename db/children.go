@@ -1,7 +1,5 @@
 package db
 
-import "slices"
-
 // childList is a node's children as Java's DataNode keeps them: a
 // java.util.HashSet<String> created with capacity 8 on the first child,
 // whose iteration order clients see (getChildren, and the order a
@@ -141,7 +139,7 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 		}
 		keys = append(keys, uint64(javaSpreadHash(c.path[off:])&mask)<<32|uint64(i))
 	}
-	slices.Sort(keys)
+	sortBuckets(keys, mask)
 	return keys
 }
 
