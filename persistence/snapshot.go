@@ -151,7 +151,6 @@ type SnapshotWriter struct {
 	aclCnt   int
 	sessCnt  int
 	bytes    int64
-	enc      jute.Writer
 	err      error
 	done     bool
 	// replace: a damaged snapshot at the same zxid is deleted first.
@@ -169,37 +168,35 @@ func (w *SnapshotWriter) hold(key, value []byte) error {
 	return nil
 }
 
-// chunker packs records of one kind into chunks.
+// chunker packs records of one kind into chunks. Records are encoded
+// straight into the open chunk (enc), not copied there.
 type chunker struct {
 	kind byte
-	buf  []byte // checksum room + payload of the open chunk
-	seq  uint32 // chunks closed so far
+	enc  jute.Writer // checksum room + payload of the open chunk
+	seq  uint32      // chunks closed so far
 }
 
 func newChunker(kind byte) chunker {
-	return chunker{kind: kind, buf: make([]byte, checksumLen, checksumLen+chunkTarget+4096)}
+	return chunker{kind: kind, enc: *jute.NewWriter(make([]byte, checksumLen, checksumLen+chunkTarget+4096))}
 }
 
-// add appends one encoded record; full reports that the chunk should be
-// closed.
-func (c *chunker) add(rec []byte) (full bool) {
-	c.buf = append(c.buf, rec...)
-	return len(c.buf)-checksumLen >= chunkTarget
-}
+// full reports that the open chunk should be closed.
+func (c *chunker) full() bool { return c.enc.Len()-checksumLen >= chunkTarget }
 
 // close seals the open chunk (if it holds anything) and hands its key and
 // value to put.
 func (c *chunker) close(zxid int64, put func(key, value []byte) error) error {
-	if len(c.buf) == checksumLen {
+	if c.enc.Len() == checksumLen {
 		return nil
 	}
 	key := snapshotKey(zxid, c.kind, c.seq)
-	binary.BigEndian.PutUint32(c.buf, chunkChecksum(key, c.buf[checksumLen:]))
-	if err := put(key, c.buf); err != nil {
+	buf := c.enc.Bytes()
+	binary.BigEndian.PutUint32(buf, chunkChecksum(key, buf[checksumLen:]))
+	if err := put(key, buf); err != nil {
 		return err
 	}
 	c.seq++
-	c.buf = c.buf[:checksumLen]
+	c.enc.Truncate(checksumLen)
 	return nil
 }
 
@@ -289,11 +286,10 @@ func (w *SnapshotWriter) AddNode(path string, node *proto.DataNode) error {
 			w.usedACLs[node.Acl] = path
 		}
 	}
-	w.enc.Reset()
-	w.enc.WriteString(path)
-	node.Encode(&w.enc)
+	w.nodes.enc.WriteString(path)
+	node.Encode(&w.nodes.enc)
 	w.nodeCnt++
-	if w.nodes.add(w.enc.Bytes()) {
+	if w.nodes.full() {
 		if err := w.nodes.close(w.zxid, w.put); err != nil {
 			return w.fail(fmt.Errorf("persistence: writing snapshot 0x%x: %w", w.zxid, err))
 		}
@@ -316,10 +312,9 @@ func (w *SnapshotWriter) AddACL(e *proto.ACLCacheEntry) error {
 		return nil
 	}
 	w.aclIDs[e.Id] = struct{}{}
-	w.enc.Reset()
-	e.Encode(&w.enc)
+	e.Encode(&w.acls.enc)
 	w.aclCnt++
-	if w.acls.add(w.enc.Bytes()) {
+	if w.acls.full() {
 		return w.acls.close(w.zxid, w.hold)
 	}
 	return nil
@@ -330,10 +325,9 @@ func (w *SnapshotWriter) AddSession(sess proto.SnapshotSession) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.enc.Reset()
-	sess.Encode(&w.enc)
+	sess.Encode(&w.sessions.enc)
 	w.sessCnt++
-	if w.sessions.add(w.enc.Bytes()) {
+	if w.sessions.full() {
 		return w.sessions.close(w.zxid, w.hold)
 	}
 	return nil
