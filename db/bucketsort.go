@@ -18,13 +18,19 @@ const (
 // Sorting them by bucket alone, stably, then sorts them wholly; a
 // least-significant-digit radix sort is stable and takes one pass per 11
 // bits of mask (two up to 4,194,304 buckets) instead of log(n) compares
-// per key.
+// per key. It works in the spare capacity of keys when there is room for
+// a copy, else in a new slice.
 func sortBuckets(keys []uint64, mask uint32) {
 	if len(keys) < sortBucketsMinKeys {
 		slices.Sort(keys)
 		return
 	}
-	src, dst := keys, make([]uint64, len(keys))
+	src, dst := keys, keys[len(keys):cap(keys)]
+	if len(dst) >= len(keys) {
+		dst = dst[:len(keys)]
+	} else {
+		dst = make([]uint64, len(keys))
+	}
 	for shift := 32; shift < 32+bits.Len32(mask); shift += radixDigitBits {
 		var start [1 << radixDigitBits]int
 		for _, k := range src {

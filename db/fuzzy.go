@@ -3,6 +3,7 @@ package db
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/gozk/gozk/proto"
@@ -69,9 +70,18 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 		}
 		dst = append(dst, SnapshotNode{Path: n.path, Data: n.data, ACLID: n.acl.id, ACL: n.acl.acl, Stat: n.persisted()})
 		if l := n.children; l != nil && l.live > 0 {
+			// Sized once, not grown by appends: the keys and
+			// the stack of a node with a million children are 8
+			// MB each, and a snapshot's garbage is GC work that
+			// the requests pay for. Twice the keys leaves
+			// sortBuckets its scratch space.
+			if cap(w.keys) < 2*int(l.live) {
+				w.keys = make([]uint64, 0, 2*int(l.live))
+			}
+			w.keys = l.javaOrder(w.keys, n.childNameOffset())
+			w.stack = slices.Grow(w.stack, len(w.keys))
 			// Pushed last to first, so that they come out in Java's
 			// order (see Walk).
-			w.keys = l.javaOrder(w.keys, n.childNameOffset())
 			for i := len(w.keys) - 1; i >= 0; i-- {
 				w.stack = append(w.stack, l.nodes[uint32(w.keys[i])])
 			}
