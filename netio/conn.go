@@ -3,6 +3,7 @@ package netio
 import (
 	"context"
 	"net"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -55,13 +56,13 @@ func recyclePending(b *[]byte) {
 // Conn is one client connection. Its methods are safe for concurrent use
 // unless they say otherwise.
 type Conn struct {
-	server     *Server
-	gc         gnet.Conn
-	id         uint64
-	remoteAddr net.Addr
-	remoteIP   string
-	context    atomic.Pointer[any]
-	paused     atomic.Uint32
+	server   *Server
+	gc       gnet.Conn
+	id       uint64
+	remote   netip.AddrPort
+	remoteIP string
+	context  atomic.Pointer[any]
+	paused   atomic.Uint32
 
 	// Owned by the event loop.
 	framing       bool // the first four bytes were not a four-letter word
@@ -78,6 +79,7 @@ type Conn struct {
 	held            int         // what gnet still held after the last flush: the socket was full
 	writer          jute.Writer // SendFunc's writer, reused
 	inService       bool        // the loop is servicing c and flushes before it leaves
+	stalled         bool        // the loop left frames buffered because reading was paused
 	flushDue        bool        // a wake-up that flushes is on its way
 	holds           int         // Hold calls not yet Released
 	closeAfterFlush bool
@@ -90,7 +92,10 @@ type Conn struct {
 func (c *Conn) ID() uint64 { return c.id }
 
 // RemoteAddr is the client's address.
-func (c *Conn) RemoteAddr() net.Addr { return c.remoteAddr }
+func (c *Conn) RemoteAddr() net.Addr {
+	a := c.remote.Addr()
+	return &net.TCPAddr{IP: a.AsSlice(), Port: int(c.remote.Port()), Zone: a.Zone()}
+}
 
 // RemoteIP is the client's IP address in text form, the key of the per-IP
 // limit.
@@ -209,13 +214,24 @@ func (c *Conn) ResumeReading() {
 	if c.paused.And(^pausedByServer)&pausedByServer == 0 {
 		return
 	}
-	// Always wake, even if the loop is servicing c right now: it may
-	// already have seen the pause and be on its way out.
 	c.mu.Lock()
-	if !c.closed {
+	c.wakeIfStalledLocked()
+	c.mu.Unlock()
+}
+
+// wakeIfStalledLocked wakes the loop after reading was allowed again, if
+// it left frames buffered when it saw the pause. With nothing buffered
+// there is nothing to deliver: the next bytes to arrive wake the loop
+// anyway, so the wake-up (an eventfd write and a loop round) is saved,
+// which is the common case of a handshake answered after its
+// createSession txn. The loop marks stalled under c.mu and then looks at
+// the pause again (see deliver): either it sees the pause lifted and goes
+// on delivering, or this sees stalled and wakes it.
+func (c *Conn) wakeIfStalledLocked() {
+	if c.stalled && !c.closed {
+		c.stalled = false
 		_ = c.gc.Wake(nil)
 	}
-	c.mu.Unlock()
 }
 
 // reserveLocked checks that a frame of n bytes may be queued and returns
@@ -391,7 +407,7 @@ func (c *Conn) queuedBytesLocked() int {
 }
 
 func (c *Conn) slowConsumerLocked() {
-	c.server.log.Warn().Uint64("conn", c.id).Str("remote", c.remoteAddr.String()).
+	c.server.log.Warn().Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
 		Int("queued", c.queuedBytesLocked()).
 		Msg("closing connection: client does not read its replies")
 	c.closeLocked(ErrSlowConsumer)

@@ -87,10 +87,23 @@ func (c *Conn) deliver() gnet.Action {
 				return gnet.None
 			}
 			if buffered > cfg.MaxPausedInput {
-				c.server.log.Warn().Uint64("conn", c.id).Str("remote", c.remoteAddr.String()).
+				c.server.log.Warn().Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
 					Int("buffered", buffered).Msg("closing connection: too much input while paused")
 				c.setCloseReason(ErrPausedInputOverflow)
 				return gnet.Close
+			}
+			if buffered == 0 {
+				// Nothing waits: bytes arriving later bring the loop
+				// back here, and ResumeReading need not wake it.
+				return gnet.None
+			}
+			c.mu.Lock()
+			c.stalled = true
+			c.mu.Unlock()
+			if c.paused.Load() == 0 {
+				// Resumed meanwhile, perhaps before stalled was set
+				// (then without a wake-up): deliver now.
+				continue
 			}
 			return gnet.None
 		}
@@ -110,7 +123,7 @@ func (c *Conn) deliver() gnet.Action {
 			return gnet.None
 		case frameBadLength:
 			head, _ := gc.Peek(frameLength)
-			c.server.log.Info().Uint64("conn", c.id).Str("remote", c.remoteAddr.String()).
+			c.server.log.Info().Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
 				Int32("len", int32(binary.BigEndian.Uint32(head))).Msg("Len error")
 			c.setCloseReason(ErrFrameLength)
 			return gnet.Close

@@ -533,6 +533,41 @@ func TestPauseEveryFrameResumeElsewhere(t *testing.T) {
 	expectFrames(t, h, want)
 }
 
+// The handshake pattern: each frame pauses reading and is answered from
+// another goroutine, which resumes reading before or after sending the
+// answer. When nothing was buffered at the pause, the resume wakes no
+// loop; the client's next frame, sent after the answer or racing with the
+// resume, must still be delivered.
+func TestResumeRacingTheNextFrame(t *testing.T) {
+	const rounds = 400
+	h := newTestHandler()
+	h.onFrame = func(c *Conn, p []byte) {
+		c.PauseReading()
+		answer := append([]byte(nil), p...)
+		go func() {
+			if answer[len(answer)-1]%2 == 0 {
+				c.ResumeReading()
+				_ = c.Send(answer)
+			} else {
+				_ = c.Send(answer)
+				c.ResumeReading()
+			}
+		}()
+	}
+	s := startServer(t, Config{}, h)
+	nc := dial(t, s)
+	for i := range rounds {
+		p := []byte{byte(i >> 8), byte(i)}
+		if _, err := nc.Write(appendFrame(nil, p)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readFrame(nc)
+		if err != nil || !bytes.Equal(got, p) {
+			t.Fatalf("round %d: got %v, %v", i, got, err)
+		}
+	}
+}
+
 func TestPausedInputIsBounded(t *testing.T) {
 	h := newTestHandler()
 	h.onFrame = func(c *Conn, _ []byte) { c.PauseReading() }

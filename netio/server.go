@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -39,7 +41,7 @@ type Server struct {
 
 	limitsMu sync.Mutex
 	open     int
-	perIP    map[string]int
+	perIP    map[netip.Addr]*peer
 
 	// Connections whose four-letter-word answer did not fit the socket
 	// and is being finished by a goroutine of its own.
@@ -62,15 +64,20 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 		log:        cfg.Logger,
 		hardOutput: hardOutputFactor * cfg.MaxPendingOutput,
 		done:       make(chan struct{}),
-		perIP:      make(map[string]int),
+		perIP:      make(map[netip.Addr]*peer),
 		background: make(map[net.Conn]struct{}),
+	}
+	listenAddr, reusePort, release, err := claimAddr(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
 	}
 	events := &loopEvents{server: s, booted: make(chan struct{})}
 	go func() {
-		s.runErr = gnet.Run(events, "tcp://"+cfg.Addr,
+		s.runErr = gnet.Run(events, "tcp://"+listenAddr,
 			gnet.WithMulticore(true),
 			gnet.WithNumEventLoop(cfg.Loops),
 			gnet.WithLoadBalancing(gnet.RoundRobin),
+			gnet.WithReusePort(reusePort),
 			// Java sets SO_REUSEADDR on the listening socket and
 			// TCP_NODELAY on every accepted one.
 			gnet.WithReuseAddr(true),
@@ -81,7 +88,10 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 	}()
 	select {
 	case <-events.booted:
+		// The first listener is bound: it holds the port now.
+		release()
 	case <-s.done:
+		release()
 		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, s.runErr)
 	}
 	addr, err := boundAddr(s.engine)
@@ -128,30 +138,53 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// admit applies the global and per-IP limits to a new connection, as Java
-// does at accept time.
-func (s *Server) admit(ip string) bool {
-	s.limitsMu.Lock()
-	defer s.limitsMu.Unlock()
-	if s.cfg.MaxCnxns > 0 && s.open >= s.cfg.MaxCnxns {
-		s.log.Warn().Str("ip", ip).Str("limit", "maxCnxns").Int("max", s.cfg.MaxCnxns).Msg("Too many connections; connection refused")
-		return false
-	}
-	if s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns {
-		s.log.Warn().Str("ip", ip).Str("limit", "maxClientCnxns").Int("max", s.cfg.MaxClientCnxns).Msg("Too many connections from this IP; connection refused")
-		return false
-	}
-	s.open++
-	s.perIP[ip]++
-	return true
+// peer is one remote IP address with open connections: the key of the
+// per-IP limit. Its text is shared by all of them, so that a connection
+// from an address already connected costs no string.
+type peer struct {
+	ip    string
+	conns int
 }
 
-func (s *Server) release(ip string) {
+// peerKey is the address the per-IP limit counts by: an IPv4 client of a
+// dual-stack listener counts as the IPv4 address (as Java's Inet4Address
+// does), and the zone is not part of it.
+func peerKey(addr netip.Addr) netip.Addr { return addr.Unmap().WithZone("") }
+
+// admit applies the global and per-IP limits to a new connection, as Java
+// does at accept time, and returns the connection's peer, or nil when it
+// is refused.
+func (s *Server) admit(addr netip.Addr) *peer {
+	key := peerKey(addr)
+	s.limitsMu.Lock()
+	defer s.limitsMu.Unlock()
+	p := s.perIP[key]
+	if s.cfg.MaxCnxns > 0 && s.open >= s.cfg.MaxCnxns {
+		s.log.Warn().Str("ip", key.String()).Str("limit", "maxCnxns").Int("max", s.cfg.MaxCnxns).Msg("Too many connections; connection refused")
+		return nil
+	}
+	if p != nil && s.cfg.MaxClientCnxns > 0 && p.conns >= s.cfg.MaxClientCnxns {
+		s.log.Warn().Str("ip", p.ip).Str("limit", "maxClientCnxns").Int("max", s.cfg.MaxClientCnxns).Msg("Too many connections from this IP; connection refused")
+		return nil
+	}
+	if p == nil {
+		p = &peer{ip: key.String()}
+		s.perIP[key] = p
+	}
+	s.open++
+	p.conns++
+	return p
+}
+
+func (s *Server) release(addr netip.Addr) {
+	key := peerKey(addr)
 	s.limitsMu.Lock()
 	defer s.limitsMu.Unlock()
 	s.open--
-	if s.perIP[ip]--; s.perIP[ip] <= 0 {
-		delete(s.perIP, ip)
+	if p := s.perIP[key]; p != nil {
+		if p.conns--; p.conns <= 0 {
+			delete(s.perIP, key)
+		}
 	}
 }
 
@@ -242,20 +275,23 @@ func (e *loopEvents) OnBoot(eng gnet.Engine) gnet.Action {
 
 func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	s := e.server
-	remote := cloneAddr(gc.RemoteAddr())
-	ip := remoteIP(remote)
-	if !s.admit(ip) {
+	remote := remoteAddrPort(gc.RemoteAddr())
+	p := s.admit(remote.Addr())
+	if p == nil {
 		return nil, gnet.Close
 	}
-	// Inherited from the listener on Linux; set anyway so that it holds
-	// wherever gnet runs.
-	_ = gc.SetNoDelay(true)
+	// Linux copies TCP_NODELAY from the listener, where gnet sets it;
+	// elsewhere it has to be set on every connection. Skipping it saves
+	// a system call per connection.
+	if runtime.GOOS != "linux" {
+		_ = gc.SetNoDelay(true)
+	}
 	c := &Conn{
-		server:     s,
-		gc:         gc,
-		id:         s.nextID.Add(1),
-		remoteAddr: remote,
-		remoteIP:   ip,
+		server:   s,
+		gc:       gc,
+		id:       s.nextID.Add(1),
+		remote:   remote,
+		remoteIP: p.ip,
 	}
 	gc.SetContext(c)
 	s.handler.OnOpen(c)
@@ -276,28 +312,23 @@ func (e *loopEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
 		return gnet.None // refused by the limits: OnOpen never saw it
 	}
 	reason := c.closedByGnet(err)
-	e.server.release(c.remoteIP)
+	e.server.release(c.remote.Addr())
 	e.server.handler.OnClose(c, reason)
 	return gnet.None
 }
 
-// cloneAddr copies gnet's address: gnet recycles parts of it when the
-// connection closes, while Conn.RemoteAddr must stay valid.
-func cloneAddr(a net.Addr) net.Addr {
-	if t, ok := a.(*net.TCPAddr); ok {
-		return &net.TCPAddr{IP: slices.Clone(t.IP), Port: t.Port, Zone: strings.Clone(t.Zone)}
+// remoteAddrPort copies gnet's address, whose parts gnet recycles when
+// the connection closes, into a value that allocates nothing.
+func remoteAddrPort(a net.Addr) netip.AddrPort {
+	t, ok := a.(*net.TCPAddr)
+	if !ok {
+		return netip.AddrPort{}
 	}
-	return a
-}
-
-func remoteIP(a net.Addr) string {
-	if t, ok := a.(*net.TCPAddr); ok {
-		return t.IP.String()
+	addr, _ := netip.AddrFromSlice(t.IP)
+	if t.Zone != "" {
+		addr = addr.WithZone(strings.Clone(t.Zone))
 	}
-	if a == nil {
-		return ""
-	}
-	return a.String()
+	return netip.AddrPortFrom(addr, uint16(t.Port))
 }
 
 // gnetLogger routes gnet's own messages to zerolog. gnet's informational
