@@ -26,6 +26,11 @@ func IPIdentity(remoteIP string) proto.Id {
 
 func javaHostAddress(s string) string {
 	addr, err := netip.ParseAddr(s)
+	if err == nil && addr.Is4() {
+		// netip parses only the canonical dotted form, which is Java's:
+		// s can be returned as is, sparing a copy per connection.
+		return s
+	}
 	if err != nil {
 		host, _, splitErr := net.SplitHostPort(s)
 		if splitErr != nil {

@@ -27,14 +27,20 @@ type JavaStringSet struct {
 // javaDefaultCapacity is the capacity of a new HashSet's first table.
 const javaDefaultCapacity = 16
 
+// newJavaStringSet returns an empty set. Its map is made by the first Add:
+// most sessions end with no ephemerals, and closeSession asks for a copy
+// of the set of every one.
 func newJavaStringSet(capacity int) *JavaStringSet {
-	return &JavaStringSet{capacity: capacity, seq: make(map[string]uint64)}
+	return &JavaStringSet{capacity: capacity}
 }
 
 // Add adds p if it is not there, growing the table as Java does.
 func (s *JavaStringSet) Add(p string) {
 	if _, ok := s.seq[p]; ok {
 		return
+	}
+	if s.seq == nil {
+		s.seq = make(map[string]uint64)
 	}
 	s.seq[p] = s.next
 	s.next++

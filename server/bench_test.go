@@ -6,11 +6,14 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/proto"
+	"golang.org/x/sys/unix"
 )
 
 // The benchmarks below drive a real server over loopback TCP with a
@@ -295,4 +298,97 @@ func BenchmarkWatchFanOut(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkConnect opens and closes sessions, as the load generator's
+// connect workload does: TCP connect, ConnectRequest, the createSession
+// txn, the ConnectResponse, closeSession and its txn, the reply, TCP
+// close. The client uses blocking system calls and allocates nothing, so
+// allocs/op is the server's per session.
+func BenchmarkConnect(b *testing.B) {
+	s := startBenchServer(b, false)
+	addr := s.Addr().(*net.TCPAddr)
+	var sa unix.SockaddrInet4
+	copy(sa.Addr[:], addr.IP.To4())
+	sa.Port = addr.Port
+	for _, conns := range []int{1, 16} {
+		b.Run("conns="+strconv.Itoa(conns), func(b *testing.B) {
+			b.ReportAllocs()
+			var left atomic.Int64
+			left.Store(int64(b.N))
+			var wg sync.WaitGroup
+			for range conns {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var c rawSessionClient
+					for left.Add(-1) >= 0 {
+						if err := c.session(&sa); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// rawSessionClient runs whole sessions over blocking sockets.
+type rawSessionClient struct {
+	connect []byte // ConnectRequest with its length
+	closing []byte // closeSession with its length
+	buf     [256]byte
+}
+
+func (c *rawSessionClient) session(sa *unix.SockaddrInet4) error {
+	if c.connect == nil {
+		var w jute.Writer
+		at := w.BeginLength()
+		h := proto.Handshake{ConnectRequest: proto.ConnectRequest{TimeOut: 30000, Passwd: make([]byte, proto.PasswordLength)}}
+		h.Encode(&w)
+		w.EndLength(at)
+		c.connect = append([]byte(nil), w.Bytes()...)
+		w.Reset()
+		at = w.BeginLength()
+		hdr := proto.RequestHeader{Xid: 1, Type: int32(proto.OpCloseSession)}
+		hdr.Encode(&w)
+		w.EndLength(at)
+		c.closing = append([]byte(nil), w.Bytes()...)
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Connect(fd, sa); err != nil {
+		return err
+	}
+	if err := c.exchange(fd, c.connect); err != nil {
+		return err
+	}
+	if binary.BigEndian.Uint64(c.buf[12:]) == 0 { // ConnectResponse.sessionId
+		return io.ErrUnexpectedEOF
+	}
+	return c.exchange(fd, c.closing)
+}
+
+// exchange writes a request and reads one reply frame into c.buf.
+func (c *rawSessionClient) exchange(fd int, req []byte) error {
+	if _, err := unix.Write(fd, req); err != nil {
+		return err
+	}
+	got := 0
+	for got < 4 || got < 4+int(binary.BigEndian.Uint32(c.buf[:])) {
+		n, err := unix.Read(fd, c.buf[got:])
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrUnexpectedEOF
+		}
+		got += n
+	}
+	return nil
 }

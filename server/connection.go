@@ -25,6 +25,7 @@ type connection struct {
 	mu        sync.Mutex
 	session   *session
 	ids       []proto.Id // copy-on-write: requests keep the slice they saw
+	ipID      [1]proto.Id
 	oldClient bool
 
 	handshakeStarted bool
@@ -128,7 +129,11 @@ func (c *connection) requestFinished() {
 // OnOpen implements netio.Handler.
 func (s *Server) OnOpen(nc *netio.Conn) {
 	c := &connection{srv: s, nc: nc}
-	c.ids = []proto.Id{acl.IPIdentity(nc.RemoteIP())}
+	// The first identities live in the connection itself, which saves an
+	// allocation per connection; authentication replaces the slice with
+	// a copy, never writes into it.
+	c.ipID[0] = acl.IPIdentity(nc.RemoteIP())
+	c.ids = c.ipID[:]
 	s.mon.opened(c)
 	nc.SetContext(c)
 }
@@ -280,11 +285,10 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 	c.oldClient = h.OldClient
 	timeout := s.negotiateTimeout(h.TimeOut)
 	if h.SessionId == 0 {
-		h.TimeOut = timeout
 		id := s.tracker.newID()
 		c.nc.PauseReading()
 		s.mon.metrics.ConnectionRequestCount.Add(1)
-		req := &request{conn: c, sid: id, op: proto.OpCreateSession, handshake: &h, start: monoNanos()}
+		req := &request{conn: c, sid: id, op: proto.OpCreateSession, sessionTimeout: timeout, start: monoNanos()}
 		s.outstanding.Add(1)
 		s.prepQueue.push(req)
 		return
@@ -299,8 +303,10 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 	}
 	pw := proto.SessionPassword(h.SessionId)
 	if sess == nil || !bytes.Equal(h.Passwd, pw[:]) || !s.tracker.isActive(sess) {
-		s.logger.Debug().Str("session", fmt.Sprintf("0x%x", h.SessionId)).Str("remote", c.nc.RemoteAddr().String()).
-			Msg("session renewal refused (expired, unknown or wrong password)")
+		if ev := s.logger.Debug(); ev.Enabled() {
+			ev.Str("session", fmt.Sprintf("0x%x", h.SessionId)).Str("remote", c.nc.RemoteAddr().String()).
+				Msg("session renewal refused (expired, unknown or wrong password)")
+		}
 		s.sendHandshakeReply(c, 0, 0, nil)
 		c.nc.CloseAfterFlush()
 		return
@@ -311,8 +317,10 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 	c.session = sess
 	c.mu.Unlock()
 	s.sendHandshakeReply(c, timeout, sess.id, pw[:])
-	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", timeout).
-		Str("remote", c.nc.RemoteAddr().String()).Msg("session renewed")
+	if ev := s.logger.Debug(); ev.Enabled() {
+		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", timeout).
+			Str("remote", c.nc.RemoteAddr().String()).Msg("session renewed")
+	}
 }
 
 // negotiateTimeout clamps a requested timeout to the configured bounds;
@@ -336,7 +344,11 @@ func (s *Server) sendHandshakeReply(c *connection, timeout int32, id int64, pw [
 		ConnectResponse: proto.ConnectResponse{ProtocolVersion: 0, TimeOut: timeout, SessionId: id, Passwd: pw},
 		OldClient:       c.oldClient,
 	}
-	_ = c.nc.Send(jute.Marshal(&reply))
+	w := writerPool.Get().(*jute.Writer)
+	w.Reset()
+	reply.Encode(w)
+	_ = c.nc.Send(w.Bytes())
+	writerPool.Put(w)
 	s.mon.sent(c, 0, 0, 0, false)
 }
 
@@ -344,7 +356,7 @@ func (s *Server) sendHandshakeReply(c *connection, timeout int32, id int64, pw [
 // applied: the ConnectResponse goes out and held-back frames flow again.
 func (s *Server) finishConnect(r *request) {
 	c := r.conn
-	sess := s.tracker.add(r.sid, r.handshake.TimeOut)
+	sess := s.tracker.add(r.sid, r.sessionTimeout)
 	if c.closed.Load() {
 		return
 	}
@@ -356,8 +368,12 @@ func (s *Server) finishConnect(r *request) {
 	s.sendHandshakeReply(c, sess.timeout, sess.id, pw[:])
 	s.mon.done(c, proto.OpCreateSession, r.start, true)
 	c.nc.ResumeReading()
-	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).
-		Str("remote", c.nc.RemoteAddr().String()).Msg("session established")
+	// Only when debug logging is on: the arguments alone (the id's text,
+	// the address's) would cost allocations on every session.
+	if ev := s.logger.Debug(); ev.Enabled() {
+		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).
+			Str("remote", c.nc.RemoteAddr().String()).Msg("session established")
+	}
 }
 
 // finishClose forgets a closed session and drops its connection.
@@ -366,7 +382,9 @@ func (s *Server) finishClose(r *request) {
 	if sess == nil {
 		return
 	}
-	s.logger.Debug().Str("session", fmt.Sprintf("0x%x", sess.id)).Bool("byClient", r.conn != nil).Msg("session closed")
+	if ev := s.logger.Debug(); ev.Enabled() {
+		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Bool("byClient", r.conn != nil).Msg("session closed")
+	}
 	if r.conn == nil && bound != nil {
 		// Expired or closed by the server: the client learns it when it
 		// reconnects and gets timeOut 0.

@@ -38,7 +38,7 @@ func (p *prepStage) prepare(r *request) {
 	now := time.Now().UnixMilli()
 	if r.op == proto.OpCreateSession {
 		p.lastZxid++
-		to := &proto.CreateSessionTxn{TimeOut: r.handshake.TimeOut}
+		to := &proto.CreateSessionTxn{TimeOut: r.sessionTimeout}
 		p.setTxn(r, now, proto.OpCreateSession, to)
 		return
 	}

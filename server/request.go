@@ -28,9 +28,9 @@ type request struct {
 	zxid   int64
 	result db.Result
 
-	// handshake is set for the createSession request a ConnectRequest
-	// turned into.
-	handshake *proto.Handshake
+	// sessionTimeout is the negotiated timeout of the createSession
+	// request a ConnectRequest turned into.
+	sessionTimeout int32
 }
 
 // writeState holds, in the request's own allocation, what prep and final
