@@ -6,6 +6,18 @@
 // connections, not ZooKeeper: the server package decodes payloads and
 // answers through a Handler.
 //
+// # Accepting
+//
+// On Linux every event loop listens on the client port itself
+// (SO_REUSEPORT) and the kernel spreads new connections over the loops, so
+// a connection is accepted, served and closed by one thread with no
+// hand-off. The port is claimed first by a socket without SO_REUSEPORT, so
+// that a port in use fails to bind as it does for Java and port 0 means
+// one port for every loop. The listen backlog is the kernel's maximum
+// (net.core.somaxconn), not Java's 50, so bursts of connections are not
+// dropped. The per-IP (maxClientCnxns) and global limits are applied as
+// each connection is accepted.
+//
 // # Inbound
 //
 // A connection's first four bytes are checked once against the
