@@ -28,7 +28,7 @@ const maxFrame = 4 << 20
 // appended to an output buffer and written by flush; replies are read in
 // order. A conn belongs to one goroutine.
 type conn struct {
-	nc        net.Conn
+	nc        socket
 	br        *bufio.Reader
 	out       jute.Writer
 	frame     []byte
@@ -37,6 +37,13 @@ type conn struct {
 	timeout   time.Duration // negotiated session timeout
 	ioTimeout time.Duration // bound on any one wait for the server
 	deadline  time.Time     // the socket's deadline (see extendDeadline)
+}
+
+// socket is what a session needs of its connection: a net.Conn, or an
+// *os.File over a socket (see fileDialer).
+type socket interface {
+	io.ReadWriteCloser
+	SetDeadline(t time.Time) error
 }
 
 // dialOptions are the knobs of a new session.

@@ -14,6 +14,10 @@ func (r *runner) runConnect() ([]*tally, error) {
 	n := r.cfg.Sessions * r.cfg.InFlight
 	tallies := make([]*tally, n)
 	r.setTimes()
+	d, err := newFileDialer(r.cfg.Server)
+	if err != nil {
+		return nil, err
+	}
 	var wg sync.WaitGroup
 	for i := range tallies {
 		t := &tally{}
@@ -27,7 +31,7 @@ func (r *runner) runConnect() ([]*tally, error) {
 					return
 				}
 				start := time.Now()
-				c, err := dial(r.cfg.Server, r.dialOptions())
+				c, err := d.dial(r.dialOptions())
 				if err != nil {
 					if measured {
 						t.fail(connErrName(err))
