@@ -20,9 +20,11 @@ import (
 // earlier data is unacknowledged, and a session of this workload writes a
 // request only once the server has answered everything before it.
 type fileDialer struct {
-	addr   string
-	sa     unix.Sockaddr
-	family int
+	addr string
+	// One of them is set. Connect writes into a Sockaddr's internal
+	// buffer, so every dial connects with a copy of its own.
+	sa4 *unix.SockaddrInet4
+	sa6 *unix.SockaddrInet6
 }
 
 func newFileDialer(addr string) (*fileDialer, error) {
@@ -33,7 +35,7 @@ func newFileDialer(addr string) (*fileDialer, error) {
 	if ip4 := ta.IP.To4(); ip4 != nil {
 		sa := &unix.SockaddrInet4{Port: ta.Port}
 		copy(sa.Addr[:], ip4)
-		return &fileDialer{addr: addr, sa: sa, family: unix.AF_INET}, nil
+		return &fileDialer{addr: addr, sa4: sa}, nil
 	}
 	sa := &unix.SockaddrInet6{Port: ta.Port}
 	copy(sa.Addr[:], ta.IP.To16())
@@ -44,17 +46,25 @@ func newFileDialer(addr string) (*fileDialer, error) {
 		}
 		sa.ZoneId = uint32(ifi.Index)
 	}
-	return &fileDialer{addr: addr, sa: sa, family: unix.AF_INET6}, nil
+	return &fileDialer{addr: addr, sa6: sa}, nil
 }
 
 // dial connects and establishes a new session; the connect completes
 // during the ConnectRequest's write, bounded by the same deadline.
 func (d *fileDialer) dial(o dialOptions) (*conn, error) {
-	fd, err := unix.Socket(d.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	family, sa := unix.AF_INET, unix.Sockaddr(nil)
+	if d.sa4 != nil {
+		sa4 := *d.sa4
+		sa = &sa4
+	} else {
+		sa6 := *d.sa6
+		family, sa = unix.AF_INET6, &sa6
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	if err := unix.Connect(fd, d.sa); err != nil && err != unix.EINPROGRESS {
+	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("connect", err)
 	}
