@@ -18,6 +18,7 @@ type aclEntry struct {
 	refs int64
 	hash uint64
 	next *aclEntry // next entry with the same hash
+	slot int32     // index in aclCache.slots, which nodes hold
 }
 
 // aclCache interns ACL lists the way Java's ReferenceCountedACLCache does:
@@ -31,12 +32,19 @@ type aclCache struct {
 	open   *aclEntry
 	lastID int64
 	count  int
+
+	// slots holds the entries by the index nodes keep (node.acl), so a
+	// node holds no pointer; open is slot 0. free are the slots of
+	// dropped entries.
+	slots []*aclEntry
+	free  []int32
 }
 
 func (c *aclCache) init() {
 	c.seed = maphash.MakeSeed()
 	c.byHash = make(map[uint64]*aclEntry)
 	c.open = &aclEntry{id: OpenACLID, acl: proto.OpenACLUnsafe}
+	c.slots = []*aclEntry{c.open}
 }
 
 func (c *aclCache) hashOf(acl []proto.ACL) uint64 {
@@ -78,6 +86,14 @@ func (c *aclCache) intern(acl []proto.ACL) *aclEntry {
 		e = &aclEntry{id: c.lastID, acl: acl, hash: h, next: c.byHash[h]}
 		c.byHash[h] = e
 		c.count++
+		if k := len(c.free); k > 0 {
+			e.slot = c.free[k-1]
+			c.free = c.free[:k-1]
+			c.slots[e.slot] = e
+		} else {
+			e.slot = int32(len(c.slots))
+			c.slots = append(c.slots, e)
+		}
 	}
 	e.refs++
 	return e
@@ -109,7 +125,12 @@ func (c *aclCache) release(e *aclEntry) {
 	}
 	e.next = nil
 	c.count--
+	c.slots[e.slot] = nil
+	c.free = append(c.free, e.slot)
 }
+
+// releaseSlot is release for the entry a node refers to.
+func (c *aclCache) releaseSlot(slot int32) { c.release(c.slots[slot]) }
 
 func (c *aclCache) entries() []proto.ACLCacheEntry {
 	out := make([]proto.ACLCacheEntry, 0, c.count)

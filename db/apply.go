@@ -194,16 +194,18 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 		parent.pzxid = zxid
 	}
 	t.digestAdd(parent)
-	n := &node{
-		path: path, data: data, parent: parent, acl: t.acls.intern(acl),
-		czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: hdr.Time, mtime: hdr.Time, owner: owner,
+	n := newNode(path, data)
+	n.acl = t.acls.intern(acl).slot
+	n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner = zxid, zxid, zxid, hdr.Time, hdr.Time, owner
+	t.link(parent, n)
+	if t.quotaOnCreate(path, parentPath, name, int64(len(data))) {
+		// The stats node of a quota root may be n itself or its parent.
+		n, parent = t.current(n), t.current(parent)
 	}
-	t.link(n)
-	t.quotaOnCreate(path, parentPath, name, int64(len(data)))
 	out.stat = t.visibleStat(n)
 	*events = append(*events,
-		Event{Type: proto.EventNodeCreated, Path: path, ACL: n.acl.acl},
-		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath), ACL: parent.acl.acl})
+		Event{Type: proto.EventNodeCreated, Path: path, ACL: t.acls.slots[n.acl].acl},
+		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath), ACL: t.acls.slots[parent.acl].acl})
 	return out
 }
 
@@ -252,29 +254,35 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 	if n == nil {
 		return proto.ErrNoNode
 	}
-	if n.numChildren() > 0 {
+	if t.numChildren(n) > 0 {
 		// Java would drop the node and leave its children orphaned in its
 		// path map; no valid log asks for this.
 		return proto.ErrNotEmpty
 	}
-	nodeACL := n.acl.acl
-	t.unlink(n)
-	t.quotaOnDelete(path, parentPath, name, int64(len(n.data)))
+	nodeACL := t.acls.slots[n.acl].acl
+	dataLen := int64(n.dataLen())
+	t.unlink(parent, n)
+	if t.quotaOnDelete(path, parentPath, name, dataLen) {
+		parent = t.current(parent) // it may be a quota root's stats node
+	}
 	*events = append(*events,
 		Event{Type: proto.EventNodeDeleted, Path: path, ACL: nodeACL},
-		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath), ACL: parent.acl.acl})
+		Event{Type: proto.EventNodeChildrenChanged, Path: eventParent(parentPath), ACL: t.acls.slots[parent.acl].acl})
 	return proto.ErrOK
 }
 
-// unlink removes a childless node from the tree and every index.
-func (t *Tree) unlink(n *node) {
+// unlink removes a childless node from the tree and every index, and
+// marks it deleted (see closeSession and FuzzyWalk).
+func (t *Tree) unlink(parent, n *node) {
+	path := n.path()
 	t.digestRemove(n)
-	delete(t.nodes, n.path)
-	n.parent.removeChild(n)
-	n.parent = nil // marks n as gone (see closeSession)
+	delete(t.nodes, path)
+	t.removeChild(parent, n)
+	t.dropChildList(n)
+	n.slot = slotDeleted
 	t.unindexKind(n)
-	t.acls.release(n.acl)
-	t.dataSize -= nodeSize(n.path, n.data)
+	t.acls.releaseSlot(n.acl)
+	t.dataSize -= nodeSize(path, n.dataLen())
 }
 
 func (t *Tree) setData(path string, data []byte, version int32, hdr *proto.TxnHeader, events *[]Event) opOutcome {
@@ -284,22 +292,23 @@ func (t *Tree) setData(path string, data []byte, version int32, hdr *proto.TxnHe
 		out.err = proto.ErrNoNode
 		return out
 	}
-	oldLen := int64(len(n.data))
+	oldLen := int64(n.dataLen())
 	t.digestRemove(n)
 	t.dataSize += int64(len(data)) - oldLen
 	if n == t.root {
 		t.dataSize += int64(len(data)) - oldLen // Java counts the root under "/" too
 	}
-	n.data = data
+	n = t.replaceData(n, data)
 	n.mtime = hdr.Time
 	n.mzxid = hdr.Zxid
 	n.version = version
 	t.digestAdd(n)
 	if root := t.quotas.maxPrefix(path); root != "" {
 		t.updateQuotaStats(root, 0, int64(len(data))-oldLen)
+		n = t.current(n) // n may be the stats node
 	}
 	out.stat = t.visibleStat(n)
-	*events = append(*events, Event{Type: proto.EventNodeDataChanged, Path: path, ACL: n.acl.acl})
+	*events = append(*events, Event{Type: proto.EventNodeDataChanged, Path: path, ACL: t.acls.slots[n.acl].acl})
 	return out
 }
 
@@ -313,8 +322,8 @@ func (t *Tree) setACL(path string, acl []proto.ACL, version int32) opOutcome {
 	}
 	// Release before interning, as Java does: a list only this node used
 	// gets a fresh id even when it is set again.
-	t.acls.release(n.acl)
-	n.acl = t.acls.intern(acl)
+	t.acls.releaseSlot(n.acl)
+	n.acl = t.acls.intern(acl).slot
 	t.digestRemove(n)
 	n.aversion = version
 	t.digestAdd(n)
@@ -339,13 +348,13 @@ func (t *Tree) closeSession(session, zxid int64, listed []string, events *[]Even
 	}
 	rest := make([]*node, 0, len(owned))
 	for n := range owned {
-		if n.parent != nil { // not deleted as a listed path
+		if t.current(n) != nil { // not deleted as a listed path
 			rest = append(rest, n)
 		}
 	}
-	slices.SortFunc(rest, func(a, b *node) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(rest, func(a, b *node) int { return strings.Compare(a.path(), b.path()) })
 	for _, n := range rest {
-		t.deleteNode(n.path, zxid, events)
+		t.deleteNode(n.path(), zxid, events)
 	}
 }
 

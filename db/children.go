@@ -37,18 +37,48 @@ const (
 	javaMinTreeifyCapacity = 64
 )
 
-func (n *node) numChildren() int {
-	if n.children == nil {
-		return 0
+// childList is n's list, nil when n never had a child.
+func (t *Tree) childList(n *node) *childList {
+	if n.kids == 0 {
+		return nil
 	}
-	return int(n.children.live)
+	return t.lists[n.kids]
 }
 
-func (n *node) addChild(c *node) {
-	l := n.children
+func (t *Tree) numChildren(n *node) int {
+	if n.kids == 0 {
+		return 0
+	}
+	return int(t.lists[n.kids].live)
+}
+
+// newChildList gives n an empty list.
+func (t *Tree) newChildList(n *node) *childList {
+	l := &childList{capacity: javaChildCapacity}
+	if k := len(t.freeLists); k > 0 {
+		n.kids = t.freeLists[k-1]
+		t.freeLists = t.freeLists[:k-1]
+		t.lists[n.kids] = l
+	} else {
+		n.kids = int32(len(t.lists))
+		t.lists = append(t.lists, l)
+	}
+	return l
+}
+
+// dropChildList forgets n's list, which must be empty.
+func (t *Tree) dropChildList(n *node) {
+	if n.kids != 0 {
+		t.lists[n.kids] = nil
+		t.freeLists = append(t.freeLists, n.kids)
+		n.kids = 0
+	}
+}
+
+func (t *Tree) addChild(n, c *node) {
+	l := t.childList(n)
 	if l == nil {
-		l = &childList{capacity: javaChildCapacity}
-		n.children = l
+		l = t.newChildList(n)
 	}
 	c.slot = int32(len(l.nodes))
 	l.nodes = append(l.nodes, c)
@@ -86,8 +116,8 @@ func (l *childList) bucketCount(b, capacity uint32) int {
 	return k
 }
 
-func (n *node) removeChild(c *node) {
-	l := n.children
+func (t *Tree) removeChild(n, c *node) {
+	l := t.lists[n.kids]
 	l.nodes[c.slot] = nil
 	l.live--
 	// Holes at the end cost nothing to drop.
@@ -137,7 +167,7 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 		if c == nil {
 			continue
 		}
-		keys = append(keys, uint64(javaSpreadHash(c.path[off:])&mask)<<32|uint64(i))
+		keys = append(keys, uint64(javaSpreadHash(c.path()[off:])&mask)<<32|uint64(i))
 	}
 	sortBuckets(keys, mask)
 	return keys
@@ -145,11 +175,11 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 
 // childNameOffset is where the names of n's children start in their
 // paths: the root's path is "", its children's "/name".
-func (n *node) childNameOffset() int { return len(n.path) + 1 }
+func (n *node) childNameOffset() int { return int(n.plen) + 1 }
 
 // javaChildren returns n's children in Java's iteration order.
-func (n *node) javaChildren() []*node {
-	l := n.children
+func (t *Tree) javaChildren(n *node) []*node {
+	l := t.childList(n)
 	if l == nil || l.live == 0 {
 		return nil
 	}

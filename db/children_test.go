@@ -46,10 +46,10 @@ func TestChildOrderAgainstSetModel(t *testing.T) {
 		if want := model.Paths(); !slices.Equal(got, want) {
 			t.Fatalf("step %d:\n got %q\nwant %q", step, got, want)
 		}
-		l := tree.lookup("/p").children
+		l := tree.childList(tree.lookup("/p"))
 		for i, c := range l.nodes {
 			if c != nil && int(c.slot) != i {
-				t.Fatalf("step %d: %s has slot %d at %d", step, c.path, c.slot, i)
+				t.Fatalf("step %d: %s has slot %d at %d", step, c.path(), c.slot, i)
 			}
 		}
 	}

@@ -52,11 +52,12 @@ func nodeDigest(block *[60]byte, path string, data []byte, stat *proto.StatPersi
 // nodeDigest is n's digest; only called with the write lock held, which
 // guards the scratch block.
 func (t *Tree) nodeDigest(n *node) int64 {
-	if strings.HasPrefix(n.path, digestExcludedPrefix) {
+	path := n.path()
+	if strings.HasPrefix(path, digestExcludedPrefix) {
 		return 0
 	}
 	s := n.persisted()
-	return nodeDigest(&t.digestBlock, n.path, n.data, &s)
+	return nodeDigest(&t.digestBlock, path, n.data(), &s)
 }
 
 // digestRemove takes n's current contribution out of the tree digest; call

@@ -65,11 +65,12 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 		w.stack[len(w.stack)-1] = nil
 		w.stack = w.stack[:len(w.stack)-1]
 		work++
-		if n.parent == nil && n != t.root {
+		if n = t.current(n); n == nil {
 			continue // deleted since its parent was copied
 		}
-		dst = append(dst, SnapshotNode{Path: n.path, Data: n.data, ACLID: n.acl.id, ACL: n.acl.acl, Stat: n.persisted()})
-		if l := n.children; l != nil && l.live > 0 {
+		acl := t.acls.slots[n.acl]
+		dst = append(dst, SnapshotNode{Path: n.path(), Data: n.data(), ACLID: acl.id, ACL: acl.acl, Stat: n.persisted()})
+		if l := t.childList(n); l != nil && l.live > 0 {
 			// Sized once, not grown by appends: the keys and
 			// the stack of a node with a million children are 8
 			// MB each, and a snapshot's garbage is GC work that
@@ -100,11 +101,8 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 func touchAhead(stack []*node, n int) {
 	var sink int32
 	for _, nd := range stack[max(len(stack)-n, 0):] {
-		// A node spans two cache lines: one word of each.
-		sink += nd.version
-		if nd.parent != nil {
-			sink++
-		}
+		// The stat Next copies: the lines of the node's header.
+		sink += nd.persisted().Version
 	}
 	runtime.KeepAlive(sink) // keeps the loads
 }
@@ -140,7 +138,9 @@ type Loader struct {
 	t    *Tree
 	acls map[int64][]proto.ACL
 	ids  map[int64]*aclEntry
-	last *node // the node loaded last: its ancestors hold the next one's parent
+	// path is the node loaded last and its ancestors up to the root: in
+	// a snapshot's pre-order they hold the next node's parent.
+	path []*node
 }
 
 // NewLoader returns a Loader for t.
@@ -177,9 +177,20 @@ func (l *Loader) Node(path string, data []byte, aclID int64, stat *proto.StatPer
 		}
 	}
 	builtIn := path == "" || strings.HasPrefix(path, proto.ZooKeeperPath)
-	n, err := t.loadLocked(path, data, e, stat, l.last, builtIn)
+	var near *node
+	if parent, _, ok := splitPath(path); ok {
+		for len(l.path) > 0 && l.path[len(l.path)-1].path() != parent {
+			l.path = l.path[:len(l.path)-1]
+		}
+		if len(l.path) > 0 {
+			near = l.path[len(l.path)-1]
+		}
+	} else {
+		l.path = l.path[:0]
+	}
+	n, err := t.loadLocked(path, data, e, stat, near, builtIn)
 	if err == nil {
-		l.last = n
+		l.path = append(l.path, n)
 	}
 	return err
 }

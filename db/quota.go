@@ -204,7 +204,7 @@ func (t *Tree) updateQuotaStats(root string, countDiff, bytesDiff int64) {
 	if n == nil {
 		return // Java logs "Missing node for stat"
 	}
-	st := ParseStatsTrack(n.data)
+	st := ParseStatsTrack(n.data())
 	st.Set(QuotaCount, st.Get(QuotaCount)+countDiff)
 	st.Set(QuotaBytes, st.Get(QuotaBytes)+bytesDiff)
 	t.rewriteData(n, []byte(st.String()))
@@ -219,24 +219,24 @@ func (t *Tree) recountQuota(root string) {
 	if stats == nil {
 		return // Java logs "Missing quota stat node"
 	}
-	count, bytes := subtreeUsage(t.lookup(root))
+	count, bytes := t.subtreeUsage(t.lookup(root))
 	var st StatsTrack
 	st.Set(QuotaBytes, bytes)
 	st.Set(QuotaCount, count)
 	t.rewriteData(stats, []byte(st.String()))
 }
 
-func subtreeUsage(n *node) (count, bytes int64) {
+func (t *Tree) subtreeUsage(n *node) (count, bytes int64) {
 	if n == nil {
 		return 0, 0
 	}
-	count, bytes = 1, int64(len(n.data))
-	if n.children != nil {
-		for _, c := range n.children.nodes {
+	count, bytes = 1, int64(n.dataLen())
+	if l := t.childList(n); l != nil {
+		for _, c := range l.nodes {
 			if c == nil {
 				continue
 			}
-			cc, cb := subtreeUsage(c)
+			cc, cb := t.subtreeUsage(c)
 			count += cc
 			bytes += cb
 		}
@@ -244,22 +244,25 @@ func subtreeUsage(n *node) (count, bytes int64) {
 	return count, bytes
 }
 
-// rewriteData replaces a node's data without touching its stat.
+// rewriteData replaces a node's data without touching its stat. n is
+// replaced (see replaceData).
 func (t *Tree) rewriteData(n *node, data []byte) {
 	t.digestRemove(n)
-	t.dataSize += int64(len(data) - len(n.data))
+	diff := int64(len(data) - n.dataLen())
+	t.dataSize += diff
 	if n == t.root {
-		t.dataSize += int64(len(data) - len(n.data)) // counted under "/" too
+		t.dataSize += diff // counted under "/" too
 	}
-	n.data = data
+	n = t.replaceData(n, data)
 	t.digestAdd(n)
 }
 
 // quotaOnCreate is Java's quota bookkeeping after a node is created: a
 // zookeeper_limits node under /zookeeper/quota/X makes X a quota root, a
 // zookeeper_stats node there gets X's current usage, and the deepest quota
-// root above the new node counts it.
-func (t *Tree) quotaOnCreate(path, parentPath, name string, dataLen int64) {
+// root above the new node counts it. It reports whether it may have
+// rewritten a stats node (see rewriteData).
+func (t *Tree) quotaOnCreate(path, parentPath, name string, dataLen int64) (rewrote bool) {
 	if strings.HasPrefix(parentPath, proto.QuotaPath) {
 		root := parentPath[len(proto.QuotaPath):]
 		if name == proto.QuotaLimitsNode {
@@ -267,23 +270,29 @@ func (t *Tree) quotaOnCreate(path, parentPath, name string, dataLen int64) {
 		}
 		if name == proto.QuotaStatsNode {
 			t.recountQuota(root)
+			rewrote = true
 		}
 	}
 	if root := t.quotas.maxPrefix(path); root != "" {
 		t.updateQuotaStats(root, 1, dataLen)
+		rewrote = true
 	}
+	return rewrote
 }
 
 // quotaOnDelete is the bookkeeping after a node is deleted. Java tests the
 // parent against "/zookeeper" here (not "/zookeeper/quota" as on create);
 // parents too short to hold a quota path make Java throw, and are ignored.
-func (t *Tree) quotaOnDelete(path, parentPath, name string, dataLen int64) {
+// It reports whether it may have rewritten a stats node.
+func (t *Tree) quotaOnDelete(path, parentPath, name string, dataLen int64) bool {
 	if name == proto.QuotaLimitsNode && strings.HasPrefix(parentPath, proto.ZooKeeperPath) && len(parentPath) > len(proto.QuotaPath) {
 		t.quotas.remove(parentPath[len(proto.QuotaPath):])
 	}
 	if root := t.quotas.maxPrefix(path); root != "" {
 		t.updateQuotaStats(root, -1, -dataLen)
+		return true
 	}
+	return false
 }
 
 // setupQuotas rebuilds the quota roots and recounts every stats node after
@@ -297,16 +306,16 @@ func (t *Tree) setupQuotas() {
 	}
 	var visit func(n *node)
 	visit = func(n *node) {
-		if n.numChildren() == 0 {
+		if t.numChildren(n) == 0 {
 			const suffix = "/" + proto.QuotaLimitsNode
-			if strings.HasSuffix(n.path, suffix) {
-				root := n.path[len(proto.QuotaPath):strings.Index(n.path, suffix)]
+			if path := n.path(); strings.HasSuffix(path, suffix) {
+				root := path[len(proto.QuotaPath):strings.Index(path, suffix)]
 				t.recountQuota(root)
 				t.quotas.add(root)
 			}
 			return
 		}
-		for _, c := range n.children.nodes {
+		for _, c := range t.childList(n).nodes {
 			if c != nil {
 				visit(c)
 			}
@@ -334,7 +343,7 @@ func (t *Tree) CheckQuota(path string, countDiff, bytesDiff int64) (exceeded boo
 	if limitsNode == nil {
 		return false, false
 	}
-	limits := ParseStatsTrack(limitsNode.data)
+	limits := ParseStatsTrack(limitsNode.data())
 	checkCount := countDiff != 0 && (limits.Get(QuotaCount) > -1 || limits.Get(QuotaCountHardLimit) > -1)
 	checkBytes := bytesDiff != 0 && (limits.Get(QuotaBytes) > -1 || limits.Get(QuotaByteHardLimit) > -1)
 	if !checkCount && !checkBytes {
@@ -344,7 +353,7 @@ func (t *Tree) CheckQuota(path string, countDiff, bytesDiff int64) (exceeded boo
 	if statsNode == nil {
 		return false, false
 	}
-	usage := ParseStatsTrack(statsNode.data)
+	usage := ParseStatsTrack(statsNode.data())
 	check := func(what string, current, soft, hardLimit int64) (bool, bool) {
 		isHard := hardLimit > -1
 		limit := soft

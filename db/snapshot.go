@@ -18,8 +18,8 @@ import (
 func (t *Tree) Walk(fn func(path string, data []byte, acl []proto.ACL, stat proto.StatPersisted) error) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return walkNode(t.root, func(n *node) error {
-		return fn(n.path, n.data, n.acl.acl, n.persisted())
+	return t.walkNode(t.root, func(n *node) error {
+		return fn(n.path(), n.data(), t.acls.slots[n.acl].acl, n.persisted())
 	})
 }
 
@@ -33,17 +33,17 @@ func (t *Tree) WalkSnapshot(acls func([]proto.ACLCacheEntry) error, fn func(path
 	if err := acls(t.acls.entries()); err != nil {
 		return err
 	}
-	return walkNode(t.root, func(n *node) error {
-		return fn(n.path, n.data, n.acl.id, n.persisted())
+	return t.walkNode(t.root, func(n *node) error {
+		return fn(n.path(), n.data(), t.acls.slots[n.acl].id, n.persisted())
 	})
 }
 
-func walkNode(n *node, fn func(*node) error) error {
+func (t *Tree) walkNode(n *node, fn func(*node) error) error {
 	if err := fn(n); err != nil {
 		return err
 	}
-	for _, c := range n.javaChildren() {
-		if err := walkNode(c, fn); err != nil {
+	for _, c := range t.javaChildren(n) {
+		if err := t.walkNode(c, fn); err != nil {
 			return err
 		}
 	}
@@ -82,24 +82,24 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 		if n := t.lookup(path); n != nil {
 			t.digestRemove(n)
 			t.unindexKind(n)
-			t.dataSize -= nodeSize(n.path, n.data)
+			t.dataSize -= nodeSize(path, n.dataLen())
 			if n == t.root {
-				t.dataSize -= int64(len(n.data))
+				t.dataSize -= int64(n.dataLen())
 			}
-			t.acls.release(n.acl)
-			n.acl = acl
-			n.data = data
+			t.acls.releaseSlot(n.acl)
+			n = t.replaceData(n, data)
+			n.acl = acl.slot
 			n.setPersisted(stat)
-			t.dataSize += nodeSize(n.path, n.data)
+			t.dataSize += nodeSize(path, n.dataLen())
 			if n == t.root {
-				t.dataSize += int64(len(n.data))
+				t.dataSize += int64(n.dataLen())
 			}
 			t.indexKind(n)
 			t.digestAdd(n)
 			if n == t.root {
 				t.detachBuiltIns()
 			} else if n.slot < 0 {
-				n.parent.addChild(n)
+				t.addChild(t.lookup(parentPath(path)), n)
 			}
 			return n, nil
 		}
@@ -109,10 +109,11 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 		return nil, fmt.Errorf("db: snapshot node %q: %w", path, proto.ErrBadArguments.Err())
 	}
 	// In a snapshot's pre-order the parent is the previous node or one of
-	// its ancestors: found without touching the (cold) path map.
+	// its ancestors (near, when the caller tracks them): found without
+	// touching the (cold) path map.
 	parent := near
-	for parent != nil && parent.path != parentPath {
-		parent = parent.parent
+	if parent != nil && parent.path() != parentPath {
+		parent = nil
 	}
 	if parent == nil && parentPath == "" {
 		parent = t.root
@@ -122,16 +123,18 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 			return nil, fmt.Errorf("db: %q: %w (%q)", path, ErrMissingParent, parentPath)
 		}
 	}
-	n := &node{path: path, data: data, parent: parent, acl: acl}
+	n := newNode(path, data)
+	n.acl = acl.slot
 	n.setPersisted(stat)
+	path = n.path() // the map key shares the node's allocation
 	before := len(t.nodes)
-	t.nodes[n.path] = n
+	t.nodes[path] = n
 	if len(t.nodes) == before {
 		return nil, fmt.Errorf("db: snapshot holds %q twice", path)
 	}
-	parent.addChild(n)
+	t.addChild(parent, n)
 	t.indexKind(n)
-	t.dataSize += nodeSize(n.path, n.data)
+	t.dataSize += nodeSize(path, n.dataLen())
 	t.digestAdd(n)
 	return n, nil
 }
@@ -151,11 +154,11 @@ func (t *Tree) detachBuiltIns() {
 		if n == nil || n.slot < 0 {
 			continue
 		}
-		p := n.parent
-		p.removeChild(n)
-		n.slot = -1
-		if p.children.live == 0 {
-			p.children = nil
+		p := t.lookup(parentPath(n.path()))
+		t.removeChild(p, n)
+		n.slot = slotDetached
+		if t.numChildren(p) == 0 {
+			t.dropChildList(p)
 		}
 	}
 }
@@ -168,8 +171,8 @@ func (t *Tree) FinishLoad() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range builtInPaths {
-		if n := t.nodes[p]; n != nil && n.slot < 0 {
-			n.parent.addChild(n)
+		if n := t.nodes[p]; n != nil && n.slot == slotDetached {
+			t.addChild(t.lookup(parentPath(p)), n)
 		}
 	}
 	t.setupQuotas()

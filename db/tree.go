@@ -2,7 +2,6 @@ package db
 
 import (
 	"slices"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -70,23 +69,6 @@ type NodeInfo struct {
 	DataLength  int32
 }
 
-// node is one znode. It is kept at 128 bytes: the name is the tail of the
-// path (stored once), the ACL is a pointer into the interned cache, and
-// nodes that never had a child carry no child list.
-type node struct {
-	path     string // full path; "" for the root, as Java keys it
-	data     []byte // nil (null data) stays distinct from empty
-	parent   *node
-	children *childList
-	acl      *aclEntry
-
-	czxid, mzxid, ctime, mtime, owner, pzxid int64
-	version, cversion, aversion              int32 // cversion: child creations
-	slot                                     int32 // index in parent.children
-}
-
-func (n *node) name() string { return n.path[strings.LastIndexByte(n.path, '/')+1:] }
-
 func (n *node) persisted() proto.StatPersisted {
 	return proto.StatPersisted{
 		Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime,
@@ -107,7 +89,12 @@ type Tree struct {
 	opts Options
 
 	root  *node
-	nodes map[string]*node // every node but the root, by full path
+	nodes map[string]*node // every node but the root, keyed by its own path
+
+	// lists holds the child lists nodes refer to by index (node.kids);
+	// 0 is never used. freeLists are indexes free for reuse.
+	lists     []*childList
+	freeLists []int32
 
 	acls       aclCache
 	sessions   map[int64]int32
@@ -139,9 +126,11 @@ func New(opts Options) *Tree {
 		ephemerals: make(map[int64]map[*node]struct{}),
 		containers: make(map[*node]struct{}),
 		ttls:       make(map[*node]struct{}),
+		lists:      make([]*childList, 1),
 	}
 	t.acls.init()
-	t.root = &node{path: "", data: []byte{}, acl: t.acls.intern(nil)}
+	t.root = newNode("", []byte{})
+	t.root.acl = t.acls.intern(nil).slot
 	t.dataSize = rootAliasSize
 	t.digestAdd(t.root)
 	zk := t.insertNew(t.root, proto.ZooKeeperPath, []byte{}, nil)
@@ -157,19 +146,77 @@ const rootAliasSize = 1
 
 // insertNew adds a node with a zero stat; used for the built-in nodes.
 func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL) *node {
-	n := &node{path: path, data: data, parent: parent, acl: t.acls.intern(acl)}
-	t.link(n)
+	n := newNode(path, data)
+	n.acl = t.acls.intern(acl).slot
+	t.link(parent, n)
 	return n
 }
 
-// link makes n (whose parent is set) part of the tree: lookup map, parent's
+// link makes n part of the tree under parent: lookup map, parent's
 // children, indexes, size and digest.
-func (t *Tree) link(n *node) {
-	t.nodes[n.path] = n
-	n.parent.addChild(n)
+func (t *Tree) link(parent, n *node) {
+	path := n.path()
+	t.nodes[path] = n
+	t.addChild(parent, n)
 	t.indexKind(n)
-	t.dataSize += nodeSize(n.path, n.data)
+	t.dataSize += nodeSize(path, n.dataLen())
 	t.digestAdd(n)
+}
+
+// current is the node n stands for now: n itself, the node that replaced
+// it (see replaceData), or nil when it was deleted.
+func (t *Tree) current(n *node) *node {
+	switch n.slot {
+	case slotDeleted:
+		return nil
+	case slotReplaced:
+		return t.lookup(n.path())
+	}
+	return n
+}
+
+// replaceData gives n new data, which means a new allocation (see node):
+// it takes n's place in the path map, the parent's child list and the
+// kind indexes, and n is marked replaced. The caller keeps the digest and
+// the data size.
+func (t *Tree) replaceData(n *node, data []byte) *node {
+	nn := n.withData(data)
+	n.slot = slotReplaced
+	path := nn.path()
+	if n == t.root {
+		t.root = nn
+	} else {
+		t.nodes[path] = nn // a string key is stored anew: n's path is not kept
+		if nn.slot >= 0 {
+			parent := t.lookup(parentPath(path))
+			t.lists[parent.kids].nodes[nn.slot] = nn
+		}
+	}
+	switch proto.KindOf(nn.owner, t.opts.ExtendedTypesEnabled) {
+	case proto.KindEphemeral:
+		if set := t.ephemerals[nn.owner]; set != nil {
+			if _, ok := set[n]; ok {
+				delete(set, n)
+				set[nn] = struct{}{}
+				if s := t.javaEphemerals[nn.owner]; s != nil {
+					if q, ok := s.seq[path]; ok {
+						s.seq[path] = q // stores the new key
+					}
+				}
+			}
+		}
+	case proto.KindContainer:
+		if _, ok := t.containers[n]; ok {
+			delete(t.containers, n)
+			t.containers[nn] = struct{}{}
+		}
+	case proto.KindTTL:
+		if _, ok := t.ttls[n]; ok {
+			delete(t.ttls, n)
+			t.ttls[nn] = struct{}{}
+		}
+	}
+	return nn
 }
 
 // indexKind records n in the ephemeral, container or TTL index its stored
@@ -185,7 +232,7 @@ func (t *Tree) indexKind(n *node) {
 		if _, dup := set[n]; !dup {
 			set[n] = struct{}{}
 			t.numEphem++
-			t.javaEphemeralAdd(n.owner, n.path)
+			t.javaEphemeralAdd(n.owner, n.path())
 		}
 	case proto.KindContainer:
 		t.containers[n] = struct{}{}
@@ -201,7 +248,7 @@ func (t *Tree) unindexKind(n *node) {
 			if _, ok := set[n]; ok {
 				delete(set, n)
 				t.numEphem--
-				t.javaEphemeralRemove(n.owner, n.path)
+				t.javaEphemeralRemove(n.owner, n.path())
 				if len(set) == 0 {
 					delete(t.ephemerals, n.owner)
 				}
@@ -216,8 +263,8 @@ func (t *Tree) unindexKind(n *node) {
 
 // nodeSize is one node's share of Java's approximateDataSize: the path
 // length in UTF-16 code units (Java's String.length) plus the data length.
-func nodeSize(path string, data []byte) int64 {
-	return int64(utf16Len(path) + len(data))
+func nodeSize(path string, dataLen int) int64 {
+	return int64(utf16Len(path) + dataLen)
 }
 
 func utf16Len(s string) int {
@@ -249,12 +296,12 @@ func (t *Tree) lookup(path string) *node {
 // deletions (2*creations - children, Java's own arithmetic), containers and
 // TTL nodes show ephemeralOwner 0.
 func (t *Tree) visibleStat(n *node) proto.Stat {
-	nc := int32(n.numChildren())
+	nc := int32(t.numChildren(n))
 	return proto.Stat{
 		Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime,
 		Version: n.version, Cversion: n.cversion*2 - nc, Aversion: n.aversion,
 		EphemeralOwner: proto.VisibleEphemeralOwner(n.owner, t.opts.ExtendedTypesEnabled),
-		DataLength:     int32(len(n.data)), NumChildren: nc, Pzxid: n.pzxid,
+		DataLength:     int32(n.dataLen()), NumChildren: nc, Pzxid: n.pzxid,
 	}
 }
 
@@ -283,9 +330,9 @@ func (t *Tree) Node(path string) (NodeInfo, bool) {
 	}
 	return NodeInfo{
 		Stat:        n.persisted(),
-		NumChildren: int32(n.numChildren()),
-		ACL:         n.acl.acl,
-		DataLength:  int32(len(n.data)),
+		NumChildren: int32(t.numChildren(n)),
+		ACL:         t.acls.slots[n.acl].acl,
+		DataLength:  int32(n.dataLen()),
 	}, true
 }
 
@@ -295,7 +342,7 @@ func (t *Tree) GetData(path string) (data []byte, stat proto.Stat, acl []proto.A
 	t.mu.RLock()
 	n := t.lookup(path)
 	if n != nil {
-		data, stat, acl, ok = n.data, t.visibleStat(n), n.acl.acl, true
+		data, stat, acl, ok = n.data(), t.visibleStat(n), t.acls.slots[n.acl].acl, true
 	}
 	t.mu.RUnlock()
 	return
@@ -306,7 +353,7 @@ func (t *Tree) Exists(path string) (stat proto.Stat, acl []proto.ACL, ok bool) {
 	t.mu.RLock()
 	n := t.lookup(path)
 	if n != nil {
-		stat, acl, ok = t.visibleStat(n), n.acl.acl, true
+		stat, acl, ok = t.visibleStat(n), t.acls.slots[n.acl].acl, true
 	}
 	t.mu.RUnlock()
 	return
@@ -326,15 +373,15 @@ func (t *Tree) GetChildren(path string, dst []string) (children []string, stat p
 	}
 	children = dst[:0]
 	if children == nil {
-		children = make([]string, 0, n.numChildren())
+		children = make([]string, 0, t.numChildren(n))
 	}
-	if n.children != nil {
-		l, off := n.children, n.childNameOffset()
+	if l := t.childList(n); l != nil {
+		off := n.childNameOffset()
 		for _, k := range l.javaOrder(buf[:0], off) {
-			children = append(children, l.nodes[uint32(k)].path[off:])
+			children = append(children, l.nodes[uint32(k)].path()[off:])
 		}
 	}
-	stat, acl = t.visibleStat(n), n.acl.acl
+	stat, acl = t.visibleStat(n), t.acls.slots[n.acl].acl
 	t.mu.RUnlock()
 	return children, stat, acl, true
 }
@@ -344,7 +391,7 @@ func (t *Tree) GetACL(path string) (acl []proto.ACL, stat proto.Stat, ok bool) {
 	t.mu.RLock()
 	n := t.lookup(path)
 	if n != nil {
-		acl, stat, ok = n.acl.acl, t.visibleStat(n), true
+		acl, stat, ok = t.acls.slots[n.acl].acl, t.visibleStat(n), true
 	}
 	t.mu.RUnlock()
 	return
@@ -367,17 +414,18 @@ func (t *Tree) AllChildrenNumber(path string) (int32, bool) {
 	case "":
 		return int32(len(t.nodes) + 1), true
 	}
-	return int32(countDescendants(n)), true
+	return int32(t.countDescendants(n)), true
 }
 
-func countDescendants(n *node) int {
-	if n.children == nil {
+func (t *Tree) countDescendants(n *node) int {
+	l := t.childList(n)
+	if l == nil {
 		return 0
 	}
-	total := int(n.children.live)
-	for _, c := range n.children.nodes {
+	total := int(l.live)
+	for _, c := range l.nodes {
 		if c != nil {
-			total += countDescendants(c)
+			total += t.countDescendants(c)
 		}
 	}
 	return total
@@ -393,7 +441,7 @@ func (t *Tree) Ephemerals(session int64) []string {
 func sortedPaths(set map[*node]struct{}) []string {
 	paths := make([]string, 0, len(set))
 	for n := range set {
-		paths = append(paths, n.path)
+		paths = append(paths, n.path())
 	}
 	slices.Sort(paths)
 	return paths
@@ -464,19 +512,19 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 	t.mu.RLock()
 	var out []string
 	for n := range t.containers {
-		if n.numChildren() > 0 {
+		if t.numChildren(n) > 0 {
 			continue
 		}
 		if n.cversion > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime > maxNeverUsedMillis) {
-			out = append(out, n.path)
+			out = append(out, n.path())
 		}
 	}
 	for n := range t.ttls {
-		if n.numChildren() > 0 {
+		if t.numChildren(n) > 0 {
 			continue
 		}
 		if ttl := proto.TTLOf(n.owner); ttl != 0 && nowMillis-n.mtime > ttl {
-			out = append(out, n.path)
+			out = append(out, n.path())
 		}
 	}
 	t.mu.RUnlock()

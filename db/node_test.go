@@ -1,0 +1,151 @@
+package db
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/gozk/gozk/proto"
+)
+
+func TestNodeHoldsPathAndData(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		data []byte
+	}{
+		{"", nil}, {"", []byte{}}, {"/a", nil}, {"/a", []byte{}}, {"/a/b", []byte("x")},
+		{"/" + string(make([]byte, 300)), make([]byte, 1000)},
+	} {
+		n := newNode(c.path, c.data)
+		if n.path() != c.path {
+			t.Errorf("path %q, want %q", n.path(), c.path)
+		}
+		got := n.data()
+		if (got == nil) != (c.data == nil) || !slices.Equal(got, c.data) || n.dataLen() != len(c.data) {
+			t.Errorf("%q: data %v (nil %v), want %v (nil %v)", c.path, got, got == nil, c.data, c.data == nil)
+		}
+		if cap(got) != len(got) {
+			t.Errorf("%q: data capacity %d, length %d: an append would write into the node", c.path, cap(got), len(got))
+		}
+	}
+}
+
+// TestSetDataReplacesNodeEverywhere checks that the allocation a setData
+// makes takes the old one's place in every index: the path map (key
+// included, so the old allocation is not kept alive by it), the parent's
+// child list, the ephemeral and container indexes.
+func TestSetDataReplacesNodeEverywhere(t *testing.T) {
+	tree := New(Options{DigestEnabled: true, ExtendedTypesEnabled: true})
+	const session = 7
+	zxid := int64(1)
+	apply := func(txn *proto.TxnEntry) {
+		t.Helper()
+		txn.Header.Zxid, txn.Header.Time = zxid, zxid
+		zxid++
+		if res := tree.Apply(txn); res.Err != proto.ErrOK {
+			t.Fatalf("zxid %d: %v", txn.Header.Zxid, res.Err)
+		}
+	}
+	apply(createTxn(0, "/p", nil, -1))
+	eph := createTxn(0, "/p/e", []byte("1"), -1)
+	eph.Header.ClientId = session
+	eph.Body.(*proto.CreateTxn).Ephemeral = true
+	apply(eph)
+	apply(&proto.TxnEntry{
+		Header: proto.TxnHeader{Type: int32(proto.OpCreateContainer)},
+		Body:   &proto.CreateContainerTxn{Path: "/p/c", Data: []byte("1"), Acl: proto.OpenACLUnsafe, ParentCVersion: -1},
+	})
+	old := map[string]*node{}
+	for _, p := range []string{"", "/p", "/p/e", "/p/c"} {
+		old[p] = tree.lookup(p)
+	}
+	digest := tree.Digest()
+	for _, p := range []string{"/", "/p", "/p/e", "/p/c"} {
+		apply(setDataTxn(0, p, []byte("longer data "+p), 1))
+	}
+	if tree.Digest() == digest {
+		t.Error("digest did not change")
+	}
+	for p, o := range old {
+		n := tree.lookup(p)
+		if n == o || o.slot != slotReplaced || tree.current(o) != n {
+			t.Fatalf("%q: not replaced (old slot %d)", p, o.slot)
+		}
+		if string(n.data()) != "longer data "+cmpPath(p) {
+			t.Errorf("%q: data %q", p, n.data())
+		}
+	}
+	for key, n := range tree.nodes {
+		if unsafe.StringData(key) != unsafe.StringData(n.path()) {
+			t.Errorf("map key of %q is not the node's own path", key)
+		}
+	}
+	p := tree.lookup("/p")
+	for _, c := range tree.childList(p).nodes {
+		if c != tree.lookup(c.path()) {
+			t.Errorf("child list of /p holds an old %q", c.path())
+		}
+	}
+	if _, ok := tree.ephemerals[session][tree.lookup("/p/e")]; !ok || len(tree.ephemerals[session]) != 1 {
+		t.Error("ephemeral index not updated")
+	}
+	for key := range tree.javaEphemerals[session].seq {
+		if unsafe.StringData(key) != unsafe.StringData(tree.lookup("/p/e").path()) {
+			t.Error("ephemeral set keeps the old path")
+		}
+	}
+	if _, ok := tree.containers[tree.lookup("/p/c")]; !ok || len(tree.containers) != 1 {
+		t.Error("container index not updated")
+	}
+	want := tree.Digest()
+	tree.recomputeDigest()
+	if got := tree.Digest(); got != want {
+		t.Errorf("digest %d, recomputed %d", want, got)
+	}
+
+	// The walk finds the current nodes of what it queued before the
+	// setData, and skips what was deleted since.
+	w := tree.StartFuzzyWalk()
+	first := w.Next(nil, 1) // the root, its child /p queued
+	if len(first) != 1 || first[0].Path != "" {
+		t.Fatalf("first batch %+v", first)
+	}
+	apply(setDataTxn(0, "/p", []byte("again"), 2))
+	var rest []SnapshotNode
+	for b := w.Next(nil, 1); len(b) > 0; b = w.Next(nil, 1) {
+		rest = append(rest, b...)
+	}
+	for _, sn := range rest {
+		if sn.Path == "/p" && string(sn.Data) != "again" {
+			t.Errorf("walk copied /p's old data %q", sn.Data)
+		}
+	}
+
+	// Closing the session deletes the ephemeral through its new node.
+	apply(&proto.TxnEntry{Header: proto.TxnHeader{ClientId: session, Type: int32(proto.OpCloseSession)}, Body: &proto.CloseSessionTxn{}})
+	if tree.lookup("/p/e") != nil || tree.EphemeralCount() != 0 {
+		t.Error("ephemeral survived its session")
+	}
+}
+
+func cmpPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// TestNodeHoldsNoPointers keeps the node header free of pointers: the
+// allocation is made as plain words, which the collector does not scan.
+func TestNodeHoldsNoPointers(t *testing.T) {
+	typ := reflect.TypeFor[node]()
+	for i := range typ.NumField() {
+		if k := typ.Field(i).Type.Kind(); k != reflect.Int32 && k != reflect.Int64 {
+			t.Errorf("node.%s is a %v", typ.Field(i).Name, k)
+		}
+	}
+	if nodeHeaderSize%8 != 0 {
+		t.Errorf("node header is %d bytes: the path would start unaligned", nodeHeaderSize)
+	}
+}
