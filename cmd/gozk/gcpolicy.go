@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"time"
 )
 
 // The server's live heap is mostly the data tree, and its garbage is
@@ -34,7 +35,9 @@ const liveHeapMetric = "/gc/heap/live:bytes"
 // every cycle from the live heap it found, starting with a cycle run now in
 // the background: after loading a large tree the last cycle's live heap is
 // stale, and the default goal would let the heap double before the next.
+// The idle release (see releaseWhenIdle) runs either way.
 func startGCPolicy() {
+	go releaseWhenIdle(time.NewTicker(idleCheckInterval).C, debug.FreeOSMemory)
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
@@ -42,6 +45,92 @@ func startGCPolicy() {
 	p.arm()
 	go runtime.GC()
 }
+
+// The heap a server keeps between collections is garbage it is about to
+// reuse while requests come, but after a burst of writes (loading a
+// large tree, a restart's recovery) it may sit idle with the garbage of
+// the burst resident: the runtime returns free memory to the OS only
+// slowly, and never below its next heap goal (a fifth or more over the
+// live heap). releaseWhenIdle gives it all back once the server has gone
+// quiet.
+const (
+	// idleCheckInterval is how often allocation is sampled.
+	idleCheckInterval = 500 * time.Millisecond
+	// idleAllocBytes is the most a server allocates between two samples
+	// and still counts as idle: sessions' pings and the odd request.
+	idleAllocBytes = 1 << 20
+	// idleSlackBytes is the resident heap over the live heap, at least,
+	// that is worth a collection to give back; the slack is also at least
+	// idleSlackDivisor of the live heap, so that the fragmentation a
+	// release leaves does not trigger another.
+	idleSlackBytes   = 16 << 20
+	idleSlackDivisor = 8
+)
+
+// idleMetrics are read by releaseWhenIdle, in this order.
+var idleMetrics = []string{
+	"/gc/heap/allocs:bytes",              // allocated since start
+	liveHeapMetric,                       // marked by the last cycle
+	"/memory/classes/heap/objects:bytes", // resident: live and garbage objects
+	"/memory/classes/heap/unused:bytes",  // resident: spans' free slots
+	"/memory/classes/heap/free:bytes",    // resident: free pages not yet returned
+}
+
+// releaseWhenIdle calls release (debug.FreeOSMemory: a collection, then
+// every free page returned) on each tick at which an idleReleaser says so.
+func releaseWhenIdle(tick <-chan time.Time, release func()) {
+	samples := make([]metrics.Sample, len(idleMetrics))
+	for i, name := range idleMetrics {
+		samples[i].Name = name
+	}
+	read := func() (allocs, live, resident uint64, ok bool) {
+		metrics.Read(samples)
+		for _, s := range samples {
+			if s.Value.Kind() != metrics.KindUint64 {
+				return 0, 0, 0, false
+			}
+		}
+		v := func(i int) uint64 { return samples[i].Value.Uint64() }
+		return v(0), v(1), v(2) + v(3) + v(4), true
+	}
+	var r idleReleaser
+	if allocs, _, _, ok := read(); ok {
+		r.start(allocs)
+	}
+	for range tick {
+		allocs, live, resident, ok := read()
+		if ok && r.tick(allocs, live, resident) {
+			release()
+			if allocs, _, _, ok := read(); ok {
+				r.released(allocs)
+			}
+		}
+	}
+}
+
+// idleReleaser decides when to release: at a tick where the resident heap
+// holds much more than the live heap and little was allocated since the
+// previous tick. What is left over a release is fragmentation, not
+// garbage, so there is no other until more than that slack has been
+// allocated since.
+type idleReleaser struct {
+	lastAllocs     uint64 // at the previous tick
+	releasedAllocs uint64 // at the last release
+}
+
+func (r *idleReleaser) start(allocs uint64) { r.lastAllocs = allocs }
+
+// tick takes the allocation total, the live heap and the resident heap
+// now, and reports whether to release.
+func (r *idleReleaser) tick(allocs, live, resident uint64) bool {
+	idle := allocs-r.lastAllocs <= idleAllocBytes
+	r.lastAllocs = allocs
+	slack := max(uint64(idleSlackBytes), live/idleSlackDivisor)
+	return idle && resident > live+slack && allocs-r.releasedAllocs > slack
+}
+
+// released records a release and the allocation total after it.
+func (r *idleReleaser) released(allocs uint64) { r.lastAllocs, r.releasedAllocs = allocs, allocs }
 
 type gcPolicy struct {
 	sample  []metrics.Sample
