@@ -180,7 +180,7 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 		out.err = proto.ErrNoNode
 		return out
 	}
-	if _, exists := t.nodes[path]; exists {
+	if t.nodes.get(path) != nil {
 		out.err = proto.ErrNodeExists
 		return out
 	}
@@ -245,7 +245,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 	if parent == nil {
 		return proto.ErrNoNode
 	}
-	n := t.nodes[path]
+	n := t.nodes.get(path)
 	if zxid > parent.pzxid {
 		t.digestRemove(parent)
 		parent.pzxid = zxid
@@ -276,7 +276,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 func (t *Tree) unlink(parent, n *node) {
 	path := n.path()
 	t.digestRemove(n)
-	delete(t.nodes, path)
+	t.nodes.remove(path)
 	t.removeChild(parent, n)
 	t.dropChildList(n)
 	n.slot = slotDeleted

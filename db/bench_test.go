@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 
@@ -130,4 +131,60 @@ func BenchmarkBuildMillionNodes(b *testing.B) {
 		b.ReportMetric(nodes, "nodes")
 		runtime.KeepAlive(tree)
 	}
+}
+
+// millionTree builds a tree of parents x perParent znodes of dataLen
+// bytes and returns it with their paths.
+func millionTree(parents, perParent, dataLen int) (*Tree, []string) {
+	tree := New(Options{DigestEnabled: true})
+	paths := make([]string, 0, parents*perParent)
+	zxid := int64(1)
+	txn := &proto.TxnEntry{Header: proto.TxnHeader{ClientId: 1, Type: int32(proto.OpCreate)}}
+	data := make([]byte, dataLen)
+	for p := range parents {
+		parent := fmt.Sprintf("/bench-%04d", p)
+		txn.Header.Zxid, txn.Header.Time = zxid, zxid
+		txn.Body = &proto.CreateTxn{Path: parent, Acl: proto.OpenACLUnsafe, ParentCVersion: -1}
+		tree.Apply(txn)
+		zxid++
+		for c := range perParent {
+			path := fmt.Sprintf("%s/node-%010d", parent, c)
+			txn.Header.Zxid, txn.Header.Time = zxid, zxid
+			txn.Body = &proto.CreateTxn{Path: path, Data: data, Acl: proto.OpenACLUnsafe, ParentCVersion: -1}
+			tree.Apply(txn)
+			paths = append(paths, path)
+			zxid++
+		}
+	}
+	return tree, paths
+}
+
+// BenchmarkGetDataMillion reads random nodes of a tree of 1,000,000, so
+// that the lookup's memory accesses miss the caches as a server's do.
+func BenchmarkGetDataMillion(b *testing.B) {
+	tree, paths := millionTree(1000, 1000, 100)
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]int32, 1<<16)
+	for i := range order {
+		order[i] = int32(rng.IntN(len(paths)))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, _, _, ok := tree.GetData(paths[order[i&(len(order)-1)]]); !ok {
+			b.Fatal("missing")
+		}
+	}
+}
+
+// BenchmarkGCMillion times a full collection with a tree of 1,000,000
+// znodes live: the marking every cycle of a server holding it pays.
+func BenchmarkGCMillion(b *testing.B) {
+	tree, _ := millionTree(1000, 1000, 100)
+	runtime.GC()
+	b.ResetTimer()
+	for b.Loop() {
+		runtime.GC()
+	}
+	runtime.KeepAlive(tree)
 }

@@ -81,7 +81,7 @@ func (t *Tree) recomputeDigest() {
 		return
 	}
 	t.digest = t.nodeDigest(t.root)
-	for _, n := range t.nodes {
+	for n := range t.nodes.all() {
 		t.digest += t.nodeDigest(n)
 	}
 }

@@ -201,12 +201,5 @@ func (l *Loader) Reserve(n int) {
 	t := l.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if n <= len(t.nodes) {
-		return
-	}
-	m := make(map[string]*node, len(t.nodes)+n)
-	for p, nd := range t.nodes {
-		m[p] = nd
-	}
-	t.nodes = m
+	t.nodes.reserve(n)
 }

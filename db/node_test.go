@@ -76,9 +76,9 @@ func TestSetDataReplacesNodeEverywhere(t *testing.T) {
 			t.Errorf("%q: data %q", p, n.data())
 		}
 	}
-	for key, n := range tree.nodes {
-		if unsafe.StringData(key) != unsafe.StringData(n.path()) {
-			t.Errorf("map key of %q is not the node's own path", key)
+	for n := range tree.nodes.all() {
+		if tree.lookup(n.path()) != n {
+			t.Errorf("the path index holds an old %q", n.path())
 		}
 	}
 	p := tree.lookup("/p")

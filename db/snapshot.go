@@ -126,10 +126,7 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 	n := newNode(path, data)
 	n.acl = acl.slot
 	n.setPersisted(stat)
-	path = n.path() // the map key shares the node's allocation
-	before := len(t.nodes)
-	t.nodes[path] = n
-	if len(t.nodes) == before {
+	if !t.nodes.insert(n) {
 		return nil, fmt.Errorf("db: snapshot holds %q twice", path)
 	}
 	t.addChild(parent, n)
@@ -150,7 +147,7 @@ var builtInPaths = [...]string{proto.ZooKeeperPath, proto.QuotaPath, proto.Confi
 // whose sets start at their first capacity.
 func (t *Tree) detachBuiltIns() {
 	for i := len(builtInPaths) - 1; i >= 0; i-- {
-		n := t.nodes[builtInPaths[i]]
+		n := t.nodes.get(builtInPaths[i])
 		if n == nil || n.slot < 0 {
 			continue
 		}
@@ -171,7 +168,7 @@ func (t *Tree) FinishLoad() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range builtInPaths {
-		if n := t.nodes[p]; n != nil && n.slot == slotDetached {
+		if n := t.nodes.get(p); n != nil && n.slot == slotDetached {
 			t.addChild(t.lookup(parentPath(p)), n)
 		}
 	}

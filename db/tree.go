@@ -89,7 +89,7 @@ type Tree struct {
 	opts Options
 
 	root  *node
-	nodes map[string]*node // every node but the root, keyed by its own path
+	nodes pathIndex // every node but the root
 
 	// lists holds the child lists nodes refer to by index (node.kids);
 	// 0 is never used. freeLists are indexes free for reuse.
@@ -121,7 +121,6 @@ type Tree struct {
 func New(opts Options) *Tree {
 	t := &Tree{
 		opts:       opts,
-		nodes:      make(map[string]*node),
 		sessions:   make(map[int64]int32),
 		ephemerals: make(map[int64]map[*node]struct{}),
 		containers: make(map[*node]struct{}),
@@ -129,6 +128,7 @@ func New(opts Options) *Tree {
 		lists:      make([]*childList, 1),
 	}
 	t.acls.init()
+	t.nodes.init()
 	t.root = newNode("", []byte{})
 	t.root.acl = t.acls.intern(nil).slot
 	t.dataSize = rootAliasSize
@@ -156,7 +156,7 @@ func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL
 // children, indexes, size and digest.
 func (t *Tree) link(parent, n *node) {
 	path := n.path()
-	t.nodes[path] = n
+	t.nodes.insert(n)
 	t.addChild(parent, n)
 	t.indexKind(n)
 	t.dataSize += nodeSize(path, n.dataLen())
@@ -186,7 +186,7 @@ func (t *Tree) replaceData(n *node, data []byte) *node {
 	if n == t.root {
 		t.root = nn
 	} else {
-		t.nodes[path] = nn // a string key is stored anew: n's path is not kept
+		t.nodes.replace(nn)
 		if nn.slot >= 0 {
 			parent := t.lookup(parentPath(path))
 			t.lists[parent.kids].nodes[nn.slot] = nn
@@ -289,7 +289,7 @@ func (t *Tree) lookup(path string) *node {
 	if path == "" || path == "/" {
 		return t.root
 	}
-	return t.nodes[path]
+	return t.nodes.get(path)
 }
 
 // visibleStat is the Stat a client sees: the cversion counts creations and
@@ -410,9 +410,9 @@ func (t *Tree) AllChildrenNumber(path string) (int32, bool) {
 	}
 	switch path {
 	case "/":
-		return int32(len(t.nodes)), true
+		return int32(t.nodes.len()), true
 	case "":
-		return int32(len(t.nodes) + 1), true
+		return int32(t.nodes.len() + 1), true
 	}
 	return int32(t.countDescendants(n)), true
 }
@@ -474,7 +474,7 @@ func (t *Tree) SetSessions(m map[int64]int32) {
 func (t *Tree) NodeCount() int {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return len(t.nodes) + 2
+	return t.nodes.len() + 2
 }
 
 // EphemeralCount is the number of ephemeral nodes of all sessions.

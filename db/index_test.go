@@ -1,0 +1,72 @@
+package db
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPathIndexAgainstMap inserts, replaces and removes at random and
+// compares the index with a map after every step: the runs that
+// backward-shift deletion rearranges must stay findable.
+func TestPathIndexAgainstMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x pathIndex
+	x.init()
+	model := map[string]*node{}
+	check := func(step int) {
+		t.Helper()
+		if x.len() != len(model) {
+			t.Fatalf("step %d: %d nodes, want %d", step, x.len(), len(model))
+		}
+		for p, n := range model {
+			if got := x.get(p); got != n {
+				t.Fatalf("step %d: get(%q) = %p, want %p", step, p, got, n)
+			}
+		}
+		seen := 0
+		for n := range x.all() {
+			if model[n.path()] != n {
+				t.Fatalf("step %d: all yields a stale %q", step, n.path())
+			}
+			seen++
+		}
+		if seen != len(model) {
+			t.Fatalf("step %d: all yields %d nodes, want %d", step, seen, len(model))
+		}
+	}
+	for step := range 40000 {
+		// A universe that the table holds at high and low load in turn.
+		universe := 200 + 1800*(step/10000%2)
+		p := fmt.Sprintf("/n/%d", rng.IntN(universe))
+		switch op := rng.IntN(10); {
+		case model[p] == nil && op < 6:
+			n := newNode(p, nil)
+			if !x.insert(n) {
+				t.Fatalf("step %d: insert(%q) found it there", step, p)
+			}
+			model[p] = n
+		case model[p] != nil && op < 2:
+			nn := model[p].withData([]byte("x"))
+			x.replace(nn)
+			model[p] = nn
+		case model[p] != nil:
+			if x.insert(newNode(p, nil)) {
+				t.Fatalf("step %d: a second %q was inserted", step, p)
+			}
+			x.remove(p)
+			delete(model, p)
+		default:
+			x.remove(p) // absent: no change
+		}
+		if step%997 == 0 {
+			check(step)
+		}
+	}
+	check(-1)
+	x.reserve(100000)
+	check(-2)
+	if len(x.slots) < 100000*4/3 {
+		t.Errorf("reserve(100000) left %d slots", len(x.slots))
+	}
+}
