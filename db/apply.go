@@ -190,13 +190,15 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 		parentCVersion = parent.cversion + 1
 	}
 	if parentCVersion > parent.cversion {
+		parent = t.widen(parent)
 		parent.cversion = parentCVersion
-		parent.pzxid = zxid
+		parent.ext().pzxid = zxid
 	}
 	t.digestAdd(parent)
-	n := newNode(path, data)
+	n := newNodeStat(path, data, &proto.StatPersisted{
+		Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: hdr.Time, Mtime: hdr.Time, EphemeralOwner: owner,
+	})
 	n.acl = t.acls.intern(acl).slot
-	n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.owner = zxid, zxid, zxid, hdr.Time, hdr.Time, owner
 	t.link(parent, n)
 	if t.quotaOnCreate(path, parentPath, name, int64(len(data))) {
 		// The stats node of a quota root may be n itself or its parent.
@@ -225,8 +227,9 @@ func (t *Tree) raiseParentCversion(path string, cversion int32, zxid int64) prot
 	}
 	if cversion > parent.cversion {
 		t.digestRemove(parent)
+		parent = t.widen(parent)
 		parent.cversion = cversion
-		parent.pzxid = zxid
+		parent.ext().pzxid = zxid
 		t.digestAdd(parent)
 	}
 	return proto.ErrOK
@@ -246,9 +249,10 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 		return proto.ErrNoNode
 	}
 	n := t.nodes.get(path)
-	if zxid > parent.pzxid {
+	if zxid > parent.pzxid() {
 		t.digestRemove(parent)
-		parent.pzxid = zxid
+		parent = t.widen(parent)
+		parent.ext().pzxid = zxid
 		t.digestAdd(parent)
 	}
 	if n == nil {
@@ -298,9 +302,9 @@ func (t *Tree) setData(path string, data []byte, version int32, hdr *proto.TxnHe
 	if n == t.root {
 		t.dataSize += int64(len(data)) - oldLen // Java counts the root under "/" too
 	}
-	n = t.replaceData(n, data)
-	n.mtime = hdr.Time
-	n.mzxid = hdr.Zxid
+	n = t.replaceData(n, data, true)
+	n.ext().mtime = hdr.Time
+	n.ext().mzxid = hdr.Zxid
 	n.version = version
 	t.digestAdd(n)
 	if root := t.quotas.maxPrefix(path); root != "" {

@@ -175,7 +175,6 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 
 // childNameOffset is where the names of n's children start in their
 // paths: the root's path is "", its children's "/name".
-func (n *node) childNameOffset() int { return int(n.plen) + 1 }
 
 // javaChildren returns n's children in Java's iteration order.
 func (t *Tree) javaChildren(n *node) []*node {

@@ -41,17 +41,17 @@ func TestPathIndexAgainstMap(t *testing.T) {
 		p := fmt.Sprintf("/n/%d", rng.IntN(universe))
 		switch op := rng.IntN(10); {
 		case model[p] == nil && op < 6:
-			n := newNode(p, nil)
+			n := newNode(p, nil, false)
 			if !x.insert(n) {
 				t.Fatalf("step %d: insert(%q) found it there", step, p)
 			}
 			model[p] = n
 		case model[p] != nil && op < 2:
-			nn := model[p].withData([]byte("x"))
+			nn := model[p].copyWith([]byte("x"), rng.IntN(2) == 0)
 			x.replace(nn)
 			model[p] = nn
 		case model[p] != nil:
-			if x.insert(newNode(p, nil)) {
+			if x.insert(newNode(p, nil, false)) {
 				t.Fatalf("step %d: a second %q was inserted", step, p)
 			}
 			x.remove(p)

@@ -3,35 +3,52 @@ package db
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/gozk/gozk/proto"
 )
 
 // node is one znode, stored in a single allocation that holds no
-// pointers: this header, then the path bytes, then the data bytes. A
-// million znodes of 100 bytes are mostly this allocation, so it is kept
-// small (80 bytes of header, no separate path, data or node objects, no
-// size-class waste but the last word), and the collector marks it
-// without scanning it: the ACL and the child list are indexes into
-// tables of the tree, and the parent is found by its path.
+// pointers: this header, the rest of the stat when the node needs it
+// (see nodeExt), then the path bytes, then the data bytes. A million
+// znodes of 100 bytes are mostly this allocation, so it is kept small (no
+// separate path, data or node objects, no size-class waste but the last
+// word), and the collector marks it without scanning it: the ACL and the
+// child list are indexes into tables of the tree, and the parent is found
+// by its path.
 //
 // The path and data are never written after the node is made (readers
 // keep slices of them past the read lock); new data means a new
 // allocation that takes the node's place everywhere (see
-// Tree.replaceData), and the old one is marked slotReplaced. Stat fields
-// are updated in place.
+// Tree.replaceNode), and the old one is marked slotReplaced. Stat fields
+// are updated in place, but for a narrow node's (see nodeExt).
 type node struct {
-	czxid, mzxid, ctime, mtime, owner, pzxid int64
-	version, cversion, aversion              int32 // cversion: child creations
+	czxid, ctime                int64
+	version, cversion, aversion int32 // cversion: child creations
 
 	// slot is the index in the parent's child list, or one of the
 	// negative markers below.
 	slot int32
 	acl  int32 // index of the node's aclEntry in aclCache.slots
 	kids int32 // index of the node's childList in Tree.lists; 0: none
-	plen int32 // path length; "" for the root, as Java keys it
+	plen int32 // path length ("" for the root, as Java keys it), | nodeWide
 	dlen int32 // data length; -1 for null data, which stays distinct from empty
 }
 
-const nodeHeaderSize = int(unsafe.Sizeof(node{}))
+// nodeExt is the rest of a wide node's stat, after its header. A node is
+// narrow, and has none, when mzxid and pzxid are its czxid, its mtime is
+// its ctime and it has no owner: every persistent node as its create
+// left it until it gets a child or new data (which makes a new
+// allocation anyway), 32 bytes less.
+type nodeExt struct {
+	mzxid, mtime, owner, pzxid int64
+}
+
+const (
+	nodeHeaderSize = int(unsafe.Sizeof(node{}))
+	nodeWideSize   = nodeHeaderSize + int(unsafe.Sizeof(nodeExt{}))
+	// nodeWide is the flag in node.plen of a node with a nodeExt.
+	nodeWide = 1 << 30
+)
 
 // Negative node.slot values.
 const (
@@ -40,8 +57,8 @@ const (
 	slotDetached = -1
 	// slotDeleted marks a node removed from the tree.
 	slotDeleted = -2
-	// slotReplaced marks an allocation superseded by one with new data;
-	// the current node has the same path.
+	// slotReplaced marks an allocation superseded by another (new data
+	// or a wider stat); the current node has the same path.
 	slotReplaced = -3
 )
 
@@ -50,26 +67,45 @@ const (
 var emptyData = []byte{}
 
 // newNode allocates a node holding path and a copy of data (nil stays
-// null), with a zero stat.
-func newNode(path string, data []byte) *node {
+// null), with a zero stat; wide gives it room for a nodeExt.
+func newNode(path string, data []byte, wide bool) *node {
+	hdr := nodeHeaderSize
+	if wide {
+		hdr = nodeWideSize
+	}
 	dlen := len(data)
-	size := nodeHeaderSize + len(path) + dlen
+	size := hdr + len(path) + dlen
 	// Words, not bytes: the header needs 8-byte alignment, and the
 	// element type tells the allocator there are no pointers.
 	words := make([]uint64, (size+7)/8)
 	n := (*node)(unsafe.Pointer(&words[0]))
 	n.plen = int32(len(path))
+	if wide {
+		n.plen |= nodeWide
+	}
 	n.dlen = int32(dlen)
 	if data == nil {
 		n.dlen = -1
 	}
 	if len(path) > 0 {
-		copy(unsafe.Slice(n.bytesAt(nodeHeaderSize), len(path)), path)
+		copy(unsafe.Slice(n.bytesAt(hdr), len(path)), path)
 	}
 	if dlen > 0 {
-		copy(unsafe.Slice(n.bytesAt(nodeHeaderSize+len(path)), dlen), data)
+		copy(unsafe.Slice(n.bytesAt(hdr+len(path)), dlen), data)
 	}
 	return n
+}
+
+// newNodeStat is newNode with stat s, narrow when s allows.
+func newNodeStat(path string, data []byte, s *proto.StatPersisted) *node {
+	n := newNode(path, data, !narrowStat(s))
+	n.setPersisted(s)
+	return n
+}
+
+// narrowStat reports whether a node with stat s can be narrow.
+func narrowStat(s *proto.StatPersisted) bool {
+	return s.Mzxid == s.Czxid && s.Pzxid == s.Czxid && s.Mtime == s.Ctime && s.EphemeralOwner == 0
 }
 
 // bytesAt points off bytes into n's allocation; only for offsets inside it.
@@ -77,12 +113,27 @@ func (n *node) bytesAt(off int) *byte {
 	return (*byte)(unsafe.Add(unsafe.Pointer(n), off))
 }
 
+func (n *node) wide() bool { return n.plen&nodeWide != 0 }
+
+// ext is the rest of a wide node's stat.
+func (n *node) ext() *nodeExt { return (*nodeExt)(unsafe.Add(unsafe.Pointer(n), nodeHeaderSize)) }
+
+func (n *node) pathLen() int { return int(n.plen &^ nodeWide) }
+
+// pathOffset is where the path starts in n's allocation.
+func (n *node) pathOffset() int {
+	if n.wide() {
+		return nodeWideSize
+	}
+	return nodeHeaderSize
+}
+
 // path is the node's full path, sharing n's allocation.
 func (n *node) path() string {
-	if n.plen == 0 {
+	if n.pathLen() == 0 {
 		return ""
 	}
-	return unsafe.String(n.bytesAt(nodeHeaderSize), n.plen)
+	return unsafe.String(n.bytesAt(n.pathOffset()), n.pathLen())
 }
 
 // data is the node's data (nil for null data), sharing n's allocation;
@@ -94,24 +145,78 @@ func (n *node) data() []byte {
 	case n.dlen == 0:
 		return emptyData
 	}
-	return unsafe.Slice(n.bytesAt(nodeHeaderSize+int(n.plen)), n.dlen)
+	return unsafe.Slice(n.bytesAt(n.pathOffset()+n.pathLen()), n.dlen)
+}
+
+func (n *node) mzxid() int64 {
+	if n.wide() {
+		return n.ext().mzxid
+	}
+	return n.czxid
+}
+
+func (n *node) mtime() int64 {
+	if n.wide() {
+		return n.ext().mtime
+	}
+	return n.ctime
+}
+
+func (n *node) pzxid() int64 {
+	if n.wide() {
+		return n.ext().pzxid
+	}
+	return n.czxid
+}
+
+// owner is the stored ephemeral owner (container and TTL markers
+// included).
+func (n *node) owner() int64 {
+	if n.wide() {
+		return n.ext().owner
+	}
+	return 0
+}
+
+func (n *node) persisted() proto.StatPersisted {
+	return proto.StatPersisted{
+		Czxid: n.czxid, Mzxid: n.mzxid(), Ctime: n.ctime, Mtime: n.mtime(),
+		Version: n.version, Cversion: n.cversion, Aversion: n.aversion,
+		EphemeralOwner: n.owner(), Pzxid: n.pzxid(),
+	}
+}
+
+// setPersisted sets n's stat; n must be wide unless narrowStat(s).
+func (n *node) setPersisted(s *proto.StatPersisted) {
+	n.czxid, n.ctime = s.Czxid, s.Ctime
+	n.version, n.cversion, n.aversion = s.Version, s.Cversion, s.Aversion
+	if n.wide() {
+		*n.ext() = nodeExt{mzxid: s.Mzxid, mtime: s.Mtime, owner: s.EphemeralOwner, pzxid: s.Pzxid}
+	}
 }
 
 // dataLen is len(n.data()).
 func (n *node) dataLen() int { return max(int(n.dlen), 0) }
+
+func (n *node) childNameOffset() int { return n.pathLen() + 1 }
 
 func (n *node) name() string {
 	p := n.path()
 	return p[strings.LastIndexByte(p, '/')+1:]
 }
 
-// withData returns a new node with n's path, stat, ACL, child list and
-// slot, and data.
-func (n *node) withData(data []byte) *node {
-	nn := newNode(n.path(), data)
+// copyWith returns a new node with n's path, stat, ACL, child list and
+// slot, and data; wide or as n is.
+func (n *node) copyWith(data []byte, wide bool) *node {
+	wide = wide || n.wide()
+	nn := newNode(n.path(), data, wide)
 	plen, dlen := nn.plen, nn.dlen
 	*nn = *n
 	nn.plen, nn.dlen = plen, dlen
+	if wide {
+		s := n.persisted()
+		*nn.ext() = nodeExt{mzxid: s.Mzxid, mtime: s.Mtime, owner: s.EphemeralOwner, pzxid: s.Pzxid}
+	}
 	return nn
 }
 

@@ -17,16 +17,32 @@ func TestNodeHoldsPathAndData(t *testing.T) {
 		{"", nil}, {"", []byte{}}, {"/a", nil}, {"/a", []byte{}}, {"/a/b", []byte("x")},
 		{"/" + string(make([]byte, 300)), make([]byte, 1000)},
 	} {
-		n := newNode(c.path, c.data)
-		if n.path() != c.path {
-			t.Errorf("path %q, want %q", n.path(), c.path)
-		}
-		got := n.data()
-		if (got == nil) != (c.data == nil) || !slices.Equal(got, c.data) || n.dataLen() != len(c.data) {
-			t.Errorf("%q: data %v (nil %v), want %v (nil %v)", c.path, got, got == nil, c.data, c.data == nil)
-		}
-		if cap(got) != len(got) {
-			t.Errorf("%q: data capacity %d, length %d: an append would write into the node", c.path, cap(got), len(got))
+		for _, wide := range []bool{false, true} {
+			stat := proto.StatPersisted{Czxid: 5, Mzxid: 5, Pzxid: 5, Ctime: 9, Mtime: 9, Version: 1, Cversion: 2, Aversion: 3}
+			if wide {
+				stat.Mzxid, stat.Pzxid, stat.Mtime, stat.EphemeralOwner = 6, 7, 10, 11
+			}
+			n := newNodeStat(c.path, c.data, &stat)
+			if n.wide() != wide {
+				t.Errorf("%q: wide %v for %+v", c.path, n.wide(), stat)
+			}
+			if n.path() != c.path {
+				t.Errorf("path %q, want %q", n.path(), c.path)
+			}
+			got := n.data()
+			if (got == nil) != (c.data == nil) || !slices.Equal(got, c.data) || n.dataLen() != len(c.data) {
+				t.Errorf("%q: data %v (nil %v), want %v (nil %v)", c.path, got, got == nil, c.data, c.data == nil)
+			}
+			if cap(got) != len(got) {
+				t.Errorf("%q: data capacity %d, length %d: an append would write into the node", c.path, cap(got), len(got))
+			}
+			if n.persisted() != stat {
+				t.Errorf("%q: stat %+v, want %+v", c.path, n.persisted(), stat)
+			}
+			w := n.copyWith([]byte("new"), true)
+			if !w.wide() || w.persisted() != stat || w.path() != c.path || string(w.data()) != "new" {
+				t.Errorf("%q: wide copy has stat %+v, path %q, data %q", c.path, w.persisted(), w.path(), w.data())
+			}
 		}
 	}
 }
@@ -139,13 +155,45 @@ func cmpPath(p string) string {
 // TestNodeHoldsNoPointers keeps the node header free of pointers: the
 // allocation is made as plain words, which the collector does not scan.
 func TestNodeHoldsNoPointers(t *testing.T) {
-	typ := reflect.TypeFor[node]()
-	for i := range typ.NumField() {
-		if k := typ.Field(i).Type.Kind(); k != reflect.Int32 && k != reflect.Int64 {
-			t.Errorf("node.%s is a %v", typ.Field(i).Name, k)
+	for _, typ := range []reflect.Type{reflect.TypeFor[node](), reflect.TypeFor[nodeExt]()} {
+		for i := range typ.NumField() {
+			if k := typ.Field(i).Type.Kind(); k != reflect.Int32 && k != reflect.Int64 {
+				t.Errorf("%v.%s is a %v", typ, typ.Field(i).Name, k)
+			}
 		}
 	}
-	if nodeHeaderSize%8 != 0 {
-		t.Errorf("node header is %d bytes: the path would start unaligned", nodeHeaderSize)
+	if nodeHeaderSize%8 != 0 || nodeWideSize%8 != 0 {
+		t.Errorf("node headers are %d and %d bytes: the nodeExt or the path would start unaligned", nodeHeaderSize, nodeWideSize)
+	}
+}
+
+// TestNodesWidenWhenTheirStatNeedsIt: a persistent node stays narrow
+// until it gets a child (pzxid) or data (mzxid, mtime); ephemerals are
+// wide from the start; the stats clients see are the same either way.
+func TestNodesWidenWhenTheirStatNeedsIt(t *testing.T) {
+	tree := New(Options{DigestEnabled: true})
+	tree.Apply(createTxn(2, "/a", []byte("x"), -1))
+	tree.Apply(createTxn(3, "/b", nil, -1))
+	eph := createTxn(4, "/e", nil, -1)
+	eph.Body.(*proto.CreateTxn).Ephemeral = true
+	tree.Apply(eph)
+	if tree.lookup("/a").wide() || tree.lookup("/b").wide() || !tree.lookup("/e").wide() {
+		t.Fatal("fresh persistent nodes should be narrow, ephemerals wide")
+	}
+	want, _, _ := tree.Exists("/a")
+	tree.Apply(createTxn(5, "/a/c", nil, -1))
+	tree.Apply(setDataTxn(6, "/b", []byte("y"), 1))
+	if !tree.lookup("/a").wide() || !tree.lookup("/b").wide() || tree.lookup("/a/c").wide() {
+		t.Fatal("a parent and a node with new data should be wide")
+	}
+	got, _, _ := tree.Exists("/a")
+	want.Pzxid, want.Cversion, want.NumChildren = 5, 1, 1
+	if got != want {
+		t.Errorf("stat of /a after its first child: %+v, want %+v", got, want)
+	}
+	digest := tree.Digest()
+	tree.recomputeDigest()
+	if tree.Digest() != digest {
+		t.Error("digest kept through widening differs from a recomputed one")
 	}
 }

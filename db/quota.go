@@ -253,7 +253,7 @@ func (t *Tree) rewriteData(n *node, data []byte) {
 	if n == t.root {
 		t.dataSize += diff // counted under "/" too
 	}
-	n = t.replaceData(n, data)
+	n = t.replaceData(n, data, false)
 	t.digestAdd(n)
 }
 

@@ -87,7 +87,7 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 				t.dataSize -= int64(n.dataLen())
 			}
 			t.acls.releaseSlot(n.acl)
-			n = t.replaceData(n, data)
+			n = t.replaceData(n, data, !narrowStat(stat))
 			n.acl = acl.slot
 			n.setPersisted(stat)
 			t.dataSize += nodeSize(path, n.dataLen())
@@ -123,9 +123,8 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 			return nil, fmt.Errorf("db: %q: %w (%q)", path, ErrMissingParent, parentPath)
 		}
 	}
-	n := newNode(path, data)
+	n := newNodeStat(path, data, stat)
 	n.acl = acl.slot
-	n.setPersisted(stat)
 	if !t.nodes.insert(n) {
 		return nil, fmt.Errorf("db: snapshot holds %q twice", path)
 	}

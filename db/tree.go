@@ -69,20 +69,6 @@ type NodeInfo struct {
 	DataLength  int32
 }
 
-func (n *node) persisted() proto.StatPersisted {
-	return proto.StatPersisted{
-		Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime,
-		Version: n.version, Cversion: n.cversion, Aversion: n.aversion,
-		EphemeralOwner: n.owner, Pzxid: n.pzxid,
-	}
-}
-
-func (n *node) setPersisted(s *proto.StatPersisted) {
-	n.czxid, n.mzxid, n.ctime, n.mtime = s.Czxid, s.Mzxid, s.Ctime, s.Mtime
-	n.version, n.cversion, n.aversion = s.Version, s.Cversion, s.Aversion
-	n.owner, n.pzxid = s.EphemeralOwner, s.Pzxid
-}
-
 // Tree is the data tree. The zero value is not usable; call New.
 type Tree struct {
 	mu   sync.RWMutex
@@ -129,7 +115,7 @@ func New(opts Options) *Tree {
 	}
 	t.acls.init()
 	t.nodes.init()
-	t.root = newNode("", []byte{})
+	t.root = newNode("", []byte{}, false)
 	t.root.acl = t.acls.intern(nil).slot
 	t.dataSize = rootAliasSize
 	t.digestAdd(t.root)
@@ -146,7 +132,7 @@ const rootAliasSize = 1
 
 // insertNew adds a node with a zero stat; used for the built-in nodes.
 func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL) *node {
-	n := newNode(path, data)
+	n := newNode(path, data, false)
 	n.acl = t.acls.intern(acl).slot
 	t.link(parent, n)
 	return n
@@ -164,7 +150,7 @@ func (t *Tree) link(parent, n *node) {
 }
 
 // current is the node n stands for now: n itself, the node that replaced
-// it (see replaceData), or nil when it was deleted.
+// it (see replaceNode), or nil when it was deleted.
 func (t *Tree) current(n *node) *node {
 	switch n.slot {
 	case slotDeleted:
@@ -175,12 +161,26 @@ func (t *Tree) current(n *node) *node {
 	return n
 }
 
-// replaceData gives n new data, which means a new allocation (see node):
-// it takes n's place in the path map, the parent's child list and the
-// kind indexes, and n is marked replaced. The caller keeps the digest and
-// the data size.
-func (t *Tree) replaceData(n *node, data []byte) *node {
-	nn := n.withData(data)
+// replaceData gives n new data, which means a new allocation (see node),
+// wide when wide is set or n is. The caller keeps the digest and the data
+// size.
+func (t *Tree) replaceData(n *node, data []byte, wide bool) *node {
+	return t.replaceNode(n, n.copyWith(data, wide))
+}
+
+// widen returns n, or a wide copy of n that replaces it, so that the
+// caller can set its mzxid, mtime, owner or pzxid.
+func (t *Tree) widen(n *node) *node {
+	if n.wide() {
+		return n
+	}
+	return t.replaceNode(n, n.copyWith(n.data(), true))
+}
+
+// replaceNode puts nn, a copy of n with the same path, in n's place in
+// the path map, the parent's child list and the kind indexes, and marks n
+// replaced.
+func (t *Tree) replaceNode(n, nn *node) *node {
 	n.slot = slotReplaced
 	path := nn.path()
 	if n == t.root {
@@ -192,13 +192,14 @@ func (t *Tree) replaceData(n *node, data []byte) *node {
 			t.lists[parent.kids].nodes[nn.slot] = nn
 		}
 	}
-	switch proto.KindOf(nn.owner, t.opts.ExtendedTypesEnabled) {
+	owner := nn.owner()
+	switch proto.KindOf(owner, t.opts.ExtendedTypesEnabled) {
 	case proto.KindEphemeral:
-		if set := t.ephemerals[nn.owner]; set != nil {
+		if set := t.ephemerals[owner]; set != nil {
 			if _, ok := set[n]; ok {
 				delete(set, n)
 				set[nn] = struct{}{}
-				if s := t.javaEphemerals[nn.owner]; s != nil {
+				if s := t.javaEphemerals[owner]; s != nil {
 					if q, ok := s.seq[path]; ok {
 						s.seq[path] = q // stores the new key
 					}
@@ -222,17 +223,18 @@ func (t *Tree) replaceData(n *node, data []byte) *node {
 // indexKind records n in the ephemeral, container or TTL index its stored
 // owner calls for.
 func (t *Tree) indexKind(n *node) {
-	switch proto.KindOf(n.owner, t.opts.ExtendedTypesEnabled) {
+	owner := n.owner()
+	switch proto.KindOf(owner, t.opts.ExtendedTypesEnabled) {
 	case proto.KindEphemeral:
-		set := t.ephemerals[n.owner]
+		set := t.ephemerals[owner]
 		if set == nil {
 			set = make(map[*node]struct{})
-			t.ephemerals[n.owner] = set
+			t.ephemerals[owner] = set
 		}
 		if _, dup := set[n]; !dup {
 			set[n] = struct{}{}
 			t.numEphem++
-			t.javaEphemeralAdd(n.owner, n.path())
+			t.javaEphemeralAdd(owner, n.path())
 		}
 	case proto.KindContainer:
 		t.containers[n] = struct{}{}
@@ -242,15 +244,16 @@ func (t *Tree) indexKind(n *node) {
 }
 
 func (t *Tree) unindexKind(n *node) {
-	switch proto.KindOf(n.owner, t.opts.ExtendedTypesEnabled) {
+	owner := n.owner()
+	switch proto.KindOf(owner, t.opts.ExtendedTypesEnabled) {
 	case proto.KindEphemeral:
-		if set := t.ephemerals[n.owner]; set != nil {
+		if set := t.ephemerals[owner]; set != nil {
 			if _, ok := set[n]; ok {
 				delete(set, n)
 				t.numEphem--
-				t.javaEphemeralRemove(n.owner, n.path())
+				t.javaEphemeralRemove(owner, n.path())
 				if len(set) == 0 {
-					delete(t.ephemerals, n.owner)
+					delete(t.ephemerals, owner)
 				}
 			}
 		}
@@ -298,10 +301,10 @@ func (t *Tree) lookup(path string) *node {
 func (t *Tree) visibleStat(n *node) proto.Stat {
 	nc := int32(t.numChildren(n))
 	return proto.Stat{
-		Czxid: n.czxid, Mzxid: n.mzxid, Ctime: n.ctime, Mtime: n.mtime,
+		Czxid: n.czxid, Mzxid: n.mzxid(), Ctime: n.ctime, Mtime: n.mtime(),
 		Version: n.version, Cversion: n.cversion*2 - nc, Aversion: n.aversion,
-		EphemeralOwner: proto.VisibleEphemeralOwner(n.owner, t.opts.ExtendedTypesEnabled),
-		DataLength:     int32(n.dataLen()), NumChildren: nc, Pzxid: n.pzxid,
+		EphemeralOwner: proto.VisibleEphemeralOwner(n.owner(), t.opts.ExtendedTypesEnabled),
+		DataLength:     int32(n.dataLen()), NumChildren: nc, Pzxid: n.pzxid(),
 	}
 }
 
@@ -515,7 +518,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 		if t.numChildren(n) > 0 {
 			continue
 		}
-		if n.cversion > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime > maxNeverUsedMillis) {
+		if n.cversion > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime() > maxNeverUsedMillis) {
 			out = append(out, n.path())
 		}
 	}
@@ -523,7 +526,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 		if t.numChildren(n) > 0 {
 			continue
 		}
-		if ttl := proto.TTLOf(n.owner); ttl != 0 && nowMillis-n.mtime > ttl {
+		if ttl := proto.TTLOf(n.owner()); ttl != 0 && nowMillis-n.mtime() > ttl {
 			out = append(out, n.path())
 		}
 	}
