@@ -5,9 +5,10 @@ package db
 // whose iteration order clients see (getChildren, and the order a
 // snapshot lists children in, which a restart rebuilds the sets from).
 //
-// It holds the children in the order they were added (a removal leaves a
-// nil hole, filled later by compact, which keeps the order and each
-// child's node.slot) and the capacity Java's table has grown to, which
+// It holds the children in the order they were added, as their indexes
+// in the tree's pathIndex (no pointers for the collector to follow; a
+// removal leaves a hole, filled later by compact, which keeps the order
+// and each child's node.slot) and the capacity Java's table has grown to, which
 // never shrinks. Java iterates bucket by bucket, bucket being
 // javaSpreadHash(name) & (capacity-1), and within a bucket in insertion
 // order (a resize splits a bucket without reordering it), so sorting the
@@ -22,9 +23,22 @@ package db
 // their bucket). It takes 9 names whose hashes agree in their low 6 or
 // more bits under one parent.
 type childList struct {
-	nodes    []*node // in insertion order; nil where a child was removed
-	live     int32   // non-nil entries of nodes
-	capacity int32   // capacity of Java's HashMap table
+	ids      []uint32 // in insertion order; noChild where a child was removed
+	live     int32    // entries of ids that are not noChild
+	capacity int32    // capacity of Java's HashMap table
+	index    *pathIndex
+}
+
+// noChild marks a hole in childList.ids.
+const noChild = ^uint32(0)
+
+// at is the child at position i, nil for a hole.
+func (l *childList) at(i int) *node {
+	k := l.ids[i]
+	if k == noChild {
+		return nil
+	}
+	return l.index.nodes[k]
 }
 
 const (
@@ -54,7 +68,7 @@ func (t *Tree) numChildren(n *node) int {
 
 // newChildList gives n an empty list.
 func (t *Tree) newChildList(n *node) *childList {
-	l := &childList{capacity: javaChildCapacity}
+	l := &childList{capacity: javaChildCapacity, index: &t.nodes}
 	if k := len(t.freeLists); k > 0 {
 		n.kids = t.freeLists[k-1]
 		t.freeLists = t.freeLists[:k-1]
@@ -75,13 +89,14 @@ func (t *Tree) dropChildList(n *node) {
 	}
 }
 
-func (t *Tree) addChild(n, c *node) {
+// addChild adds c, whose index in t.nodes is k, to n's children.
+func (t *Tree) addChild(n, c *node, k uint32) {
 	l := t.childList(n)
 	if l == nil {
 		l = t.newChildList(n)
 	}
-	c.slot = int32(len(l.nodes))
-	l.nodes = append(l.nodes, c)
+	c.slot = int32(len(l.ids))
+	l.ids = append(l.ids, k)
 	l.live++
 	l.capacity = javaGrow(l.capacity, int(l.live), c.name(), l.bucketCount)
 }
@@ -108,8 +123,8 @@ func javaGrow(capacity int32, size int, name string, bucketCount func(bucket, ca
 // capacity.
 func (l *childList) bucketCount(b, capacity uint32) int {
 	k := 0
-	for _, c := range l.nodes {
-		if c != nil && javaSpreadHash(c.name())&(capacity-1) == b {
+	for i := range l.ids {
+		if c := l.at(i); c != nil && javaSpreadHash(c.name())&(capacity-1) == b {
 			k++
 		}
 	}
@@ -118,17 +133,17 @@ func (l *childList) bucketCount(b, capacity uint32) int {
 
 func (t *Tree) removeChild(n, c *node) {
 	l := t.lists[n.kids]
-	l.nodes[c.slot] = nil
+	l.ids[c.slot] = noChild
 	l.live--
 	// Holes at the end cost nothing to drop.
-	last := len(l.nodes)
-	for last > 0 && l.nodes[last-1] == nil {
+	last := len(l.ids)
+	for last > 0 && l.ids[last-1] == noChild {
 		last--
 	}
-	l.nodes = l.nodes[:last]
+	l.ids = l.ids[:last]
 	if l.live == 0 {
-		l.nodes = nil
-	} else if int(l.live)*2 < len(l.nodes) {
+		l.ids = nil
+	} else if int(l.live)*2 < len(l.ids) {
 		l.compact()
 	}
 }
@@ -137,24 +152,23 @@ func (t *Tree) removeChild(n, c *node) {
 // within each bucket). It runs when holes outnumber children, so its cost
 // is spread over the removals that made them.
 func (l *childList) compact() {
-	old := l.nodes
+	old := l.ids
 	list := old[:0]
 	if cap(old) > 64 && int(l.live) < cap(old)/4 {
 		// Give back memory after mass deletions under one parent.
-		list = make([]*node, 0, l.live*2)
+		list = make([]uint32, 0, l.live*2)
 	}
-	for _, c := range old {
-		if c != nil {
-			c.slot = int32(len(list))
-			list = append(list, c)
+	for _, k := range old {
+		if k != noChild {
+			l.index.nodes[k].slot = int32(len(list))
+			list = append(list, k)
 		}
 	}
-	clear(old[len(list):]) // moved forward (or copied): no stale pointers
-	l.nodes = list
+	l.ids = list
 }
 
 // javaOrder appends to keys[:0] one key per child, bucket<<32 | position,
-// sorted into Java's iteration order; the child is l.nodes[uint32(key)].
+// sorted into Java's iteration order; the child is l.at(int(uint32(key))).
 // off is where the names start in the children's paths (childNameOffset
 // of the parent).
 func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
@@ -163,11 +177,12 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 		return keys
 	}
 	mask := uint32(l.capacity - 1)
-	for i, c := range l.nodes {
-		if c == nil {
+	nodes := l.index.nodes
+	for i, k := range l.ids {
+		if k == noChild {
 			continue
 		}
-		keys = append(keys, uint64(javaSpreadHash(c.path()[off:])&mask)<<32|uint64(i))
+		keys = append(keys, uint64(javaSpreadHash(nodes[k].path()[off:])&mask)<<32|uint64(i))
 	}
 	sortBuckets(keys, mask)
 	return keys
@@ -185,7 +200,7 @@ func (t *Tree) javaChildren(n *node) []*node {
 	keys := l.javaOrder(make([]uint64, 0, l.live), n.childNameOffset())
 	out := make([]*node, len(keys))
 	for i, k := range keys {
-		out[i] = l.nodes[uint32(k)]
+		out[i] = l.at(int(uint32(k)))
 	}
 	return out
 }

@@ -47,8 +47,8 @@ func TestChildOrderAgainstSetModel(t *testing.T) {
 			t.Fatalf("step %d:\n got %q\nwant %q", step, got, want)
 		}
 		l := tree.childList(tree.lookup("/p"))
-		for i, c := range l.nodes {
-			if c != nil && int(c.slot) != i {
+		for i := range l.ids {
+			if c := l.at(i); c != nil && int(c.slot) != i {
 				t.Fatalf("step %d: %s has slot %d at %d", step, c.path(), c.slot, i)
 			}
 		}

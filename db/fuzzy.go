@@ -84,7 +84,7 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 			// Pushed last to first, so that they come out in Java's
 			// order (see Walk).
 			for i := len(w.keys) - 1; i >= 0; i-- {
-				w.stack = append(w.stack, l.nodes[uint32(w.keys[i])])
+				w.stack = append(w.stack, l.at(int(uint32(w.keys[i]))))
 			}
 			work += len(w.keys)
 		}

@@ -59,14 +59,15 @@ func (x *pathIndex) get(path string) *node {
 	return x.nodes[uint32(x.slots[i])-1]
 }
 
-// insert adds n under its path, unless a node has that path already:
-// then it reports false and changes nothing.
-func (x *pathIndex) insert(n *node) bool {
+// insert adds n under its path and returns its index in x.nodes, unless
+// a node has that path already: then it reports false and changes
+// nothing.
+func (x *pathIndex) insert(n *node) (uint32, bool) {
 	path := n.path()
 	h := x.hash(path)
 	i, found := x.find(path, h)
 	if found {
-		return false
+		return 0, false
 	}
 	if (x.count+1)*4 > len(x.slots)*3 {
 		x.resize(len(x.slots) * 2)
@@ -83,7 +84,14 @@ func (x *pathIndex) insert(n *node) bool {
 	}
 	x.slots[i] = uint64(h)<<32 | uint64(k+1)
 	x.count++
-	return true
+	return k, true
+}
+
+// indexOf returns the index in x.nodes of the node with path, which must
+// be there.
+func (x *pathIndex) indexOf(path string) uint32 {
+	i, _ := x.find(path, x.hash(path))
+	return uint32(x.slots[i]) - 1
 }
 
 // replace puts nn in the place of the node with nn's path, which must be

@@ -42,7 +42,7 @@ func TestPathIndexAgainstMap(t *testing.T) {
 		switch op := rng.IntN(10); {
 		case model[p] == nil && op < 6:
 			n := newNode(p, nil, false)
-			if !x.insert(n) {
+			if _, ok := x.insert(n); !ok {
 				t.Fatalf("step %d: insert(%q) found it there", step, p)
 			}
 			model[p] = n
@@ -51,7 +51,7 @@ func TestPathIndexAgainstMap(t *testing.T) {
 			x.replace(nn)
 			model[p] = nn
 		case model[p] != nil:
-			if x.insert(newNode(p, nil, false)) {
+			if _, ok := x.insert(newNode(p, nil, false)); ok {
 				t.Fatalf("step %d: a second %q was inserted", step, p)
 			}
 			x.remove(p)

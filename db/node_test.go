@@ -98,8 +98,8 @@ func TestSetDataReplacesNodeEverywhere(t *testing.T) {
 		}
 	}
 	p := tree.lookup("/p")
-	for _, c := range tree.childList(p).nodes {
-		if c != tree.lookup(c.path()) {
+	for i := range tree.childList(p).ids {
+		if c := tree.childList(p).at(i); c != tree.lookup(c.path()) {
 			t.Errorf("child list of /p holds an old %q", c.path())
 		}
 	}

@@ -232,7 +232,8 @@ func (t *Tree) subtreeUsage(n *node) (count, bytes int64) {
 	}
 	count, bytes = 1, int64(n.dataLen())
 	if l := t.childList(n); l != nil {
-		for _, c := range l.nodes {
+		for i := range l.ids {
+			c := l.at(i)
 			if c == nil {
 				continue
 			}
@@ -315,8 +316,9 @@ func (t *Tree) setupQuotas() {
 			}
 			return
 		}
-		for _, c := range t.childList(n).nodes {
-			if c != nil {
+		l := t.childList(n)
+		for i := range l.ids {
+			if c := l.at(i); c != nil {
 				visit(c)
 			}
 		}

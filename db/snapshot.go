@@ -99,7 +99,7 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 			if n == t.root {
 				t.detachBuiltIns()
 			} else if n.slot < 0 {
-				t.addChild(t.lookup(parentPath(path)), n)
+				t.addChild(t.lookup(parentPath(path)), n, t.nodes.indexOf(path))
 			}
 			return n, nil
 		}
@@ -125,10 +125,11 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 	}
 	n := newNodeStat(path, data, stat)
 	n.acl = acl.slot
-	if !t.nodes.insert(n) {
+	k, ok := t.nodes.insert(n)
+	if !ok {
 		return nil, fmt.Errorf("db: snapshot holds %q twice", path)
 	}
-	t.addChild(parent, n)
+	t.addChild(parent, n, k)
 	t.indexKind(n)
 	t.dataSize += nodeSize(path, n.dataLen())
 	t.digestAdd(n)
@@ -168,7 +169,7 @@ func (t *Tree) FinishLoad() {
 	defer t.mu.Unlock()
 	for _, p := range builtInPaths {
 		if n := t.nodes.get(p); n != nil && n.slot == slotDetached {
-			t.addChild(t.lookup(parentPath(p)), n)
+			t.addChild(t.lookup(parentPath(p)), n, t.nodes.indexOf(p))
 		}
 	}
 	t.setupQuotas()

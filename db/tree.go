@@ -142,8 +142,8 @@ func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL
 // children, indexes, size and digest.
 func (t *Tree) link(parent, n *node) {
 	path := n.path()
-	t.nodes.insert(n)
-	t.addChild(parent, n)
+	k, _ := t.nodes.insert(n)
+	t.addChild(parent, n, k)
 	t.indexKind(n)
 	t.dataSize += nodeSize(path, n.dataLen())
 	t.digestAdd(n)
@@ -187,10 +187,7 @@ func (t *Tree) replaceNode(n, nn *node) *node {
 		t.root = nn
 	} else {
 		t.nodes.replace(nn)
-		if nn.slot >= 0 {
-			parent := t.lookup(parentPath(path))
-			t.lists[parent.kids].nodes[nn.slot] = nn
-		}
+		// The parent's child list holds the index, not the node.
 	}
 	owner := nn.owner()
 	switch proto.KindOf(owner, t.opts.ExtendedTypesEnabled) {
@@ -379,9 +376,9 @@ func (t *Tree) GetChildren(path string, dst []string) (children []string, stat p
 		children = make([]string, 0, t.numChildren(n))
 	}
 	if l := t.childList(n); l != nil {
-		off := n.childNameOffset()
+		off, nodes := n.childNameOffset(), l.index.nodes
 		for _, k := range l.javaOrder(buf[:0], off) {
-			children = append(children, l.nodes[uint32(k)].path()[off:])
+			children = append(children, nodes[l.ids[uint32(k)]].path()[off:])
 		}
 	}
 	stat, acl = t.visibleStat(n), t.acls.slots[n.acl].acl
@@ -426,8 +423,8 @@ func (t *Tree) countDescendants(n *node) int {
 		return 0
 	}
 	total := int(l.live)
-	for _, c := range l.nodes {
-		if c != nil {
+	for i := range l.ids {
+		if c := l.at(i); c != nil {
 			total += t.countDescendants(c)
 		}
 	}
