@@ -187,11 +187,11 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 	zxid := hdr.Zxid
 	t.digestRemove(parent)
 	if parentCVersion == -1 {
-		parentCVersion = parent.cversion + 1
+		parentCVersion = parent.cversion() + 1
 	}
-	if parentCVersion > parent.cversion {
+	if parentCVersion > parent.cversion() {
 		parent = t.widen(parent)
-		parent.cversion = parentCVersion
+		parent.ext().cversion = parentCVersion
 		parent.ext().pzxid = zxid
 	}
 	t.digestAdd(parent)
@@ -199,7 +199,7 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 		Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: hdr.Time, Mtime: hdr.Time, EphemeralOwner: owner,
 	})
 	n.acl = t.acls.intern(acl).slot
-	t.link(parent, n)
+	parent = t.link(parent, n)
 	if t.quotaOnCreate(path, parentPath, name, int64(len(data))) {
 		// The stats node of a quota root may be n itself or its parent.
 		n, parent = t.current(n), t.current(parent)
@@ -223,12 +223,12 @@ func (t *Tree) raiseParentCversion(path string, cversion int32, zxid int64) prot
 		return proto.ErrNoNode
 	}
 	if cversion == -1 {
-		cversion = parent.cversion + 1
+		cversion = parent.cversion() + 1
 	}
-	if cversion > parent.cversion {
+	if cversion > parent.cversion() {
 		t.digestRemove(parent)
 		parent = t.widen(parent)
-		parent.cversion = cversion
+		parent.ext().cversion = cversion
 		parent.ext().pzxid = zxid
 		t.digestAdd(parent)
 	}
@@ -305,7 +305,7 @@ func (t *Tree) setData(path string, data []byte, version int32, hdr *proto.TxnHe
 	n = t.replaceData(n, data, true)
 	n.ext().mtime = hdr.Time
 	n.ext().mzxid = hdr.Zxid
-	n.version = version
+	n.ext().version = version
 	t.digestAdd(n)
 	if root := t.quotas.maxPrefix(path); root != "" {
 		t.updateQuotaStats(root, 0, int64(len(data))-oldLen)
@@ -324,12 +324,13 @@ func (t *Tree) setACL(path string, acl []proto.ACL, version int32) opOutcome {
 		out.err = proto.ErrNoNode
 		return out
 	}
+	n = t.widen(n)
 	// Release before interning, as Java does: a list only this node used
 	// gets a fresh id even when it is set again.
 	t.acls.releaseSlot(n.acl)
 	n.acl = t.acls.intern(acl).slot
 	t.digestRemove(n)
-	n.aversion = version
+	n.ext().aversion = version
 	t.digestAdd(n)
 	out.stat = t.visibleStat(n)
 	return out

@@ -53,28 +53,29 @@ const (
 
 // childList is n's list, nil when n never had a child.
 func (t *Tree) childList(n *node) *childList {
-	if n.kids == 0 {
-		return nil
+	if k := n.kids(); k != 0 {
+		return t.lists[k]
 	}
-	return t.lists[n.kids]
+	return nil
 }
 
 func (t *Tree) numChildren(n *node) int {
-	if n.kids == 0 {
-		return 0
+	if k := n.kids(); k != 0 {
+		return int(t.lists[k].live)
 	}
-	return int(t.lists[n.kids].live)
+	return 0
 }
 
-// newChildList gives n an empty list.
+// newChildList gives n, which must be wide, an empty list.
 func (t *Tree) newChildList(n *node) *childList {
 	l := &childList{capacity: javaChildCapacity, index: &t.nodes}
+	e := n.ext()
 	if k := len(t.freeLists); k > 0 {
-		n.kids = t.freeLists[k-1]
+		e.kids = t.freeLists[k-1]
 		t.freeLists = t.freeLists[:k-1]
-		t.lists[n.kids] = l
+		t.lists[e.kids] = l
 	} else {
-		n.kids = int32(len(t.lists))
+		e.kids = int32(len(t.lists))
 		t.lists = append(t.lists, l)
 	}
 	return l
@@ -82,23 +83,27 @@ func (t *Tree) newChildList(n *node) *childList {
 
 // dropChildList forgets n's list, which must be empty.
 func (t *Tree) dropChildList(n *node) {
-	if n.kids != 0 {
-		t.lists[n.kids] = nil
-		t.freeLists = append(t.freeLists, n.kids)
-		n.kids = 0
+	if k := n.kids(); k != 0 {
+		t.lists[k] = nil
+		t.freeLists = append(t.freeLists, k)
+		n.ext().kids = 0
 	}
 }
 
-// addChild adds c, whose index in t.nodes is k, to n's children.
-func (t *Tree) addChild(n, c *node, k uint32) {
+// addChild adds c, whose index in t.nodes is k, to n's children, and
+// returns n or, when n had to widen to hold a child list, its
+// replacement.
+func (t *Tree) addChild(n, c *node, k uint32) *node {
 	l := t.childList(n)
 	if l == nil {
+		n = t.widen(n)
 		l = t.newChildList(n)
 	}
 	c.slot = int32(len(l.ids))
 	l.ids = append(l.ids, k)
 	l.live++
 	l.capacity = javaGrow(l.capacity, int(l.live), c.name(), l.bucketCount)
+	return n
 }
 
 // javaGrow returns the capacity of a HashMap<String> table of the given
@@ -132,7 +137,7 @@ func (l *childList) bucketCount(b, capacity uint32) int {
 }
 
 func (t *Tree) removeChild(n, c *node) {
-	l := t.lists[n.kids]
+	l := t.lists[n.kids()]
 	l.ids[c.slot] = noChild
 	l.live--
 	// Holes at the end cost nothing to drop.

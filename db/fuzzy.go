@@ -190,6 +190,9 @@ func (l *Loader) Node(path string, data []byte, aclID int64, stat *proto.StatPer
 	}
 	n, err := t.loadLocked(path, data, e, stat, near, builtIn)
 	if err == nil {
+		if k := len(l.path) - 1; k >= 0 && l.path[k].slot == slotReplaced {
+			l.path[k] = t.current(l.path[k]) // widened for its first child
+		}
 		l.path = append(l.path, n)
 	}
 	return err

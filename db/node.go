@@ -22,25 +22,26 @@ import (
 // Tree.replaceNode), and the old one is marked slotReplaced. Stat fields
 // are updated in place, but for a narrow node's (see nodeExt).
 type node struct {
-	czxid, ctime                int64
-	version, cversion, aversion int32 // cversion: child creations
+	czxid, ctime int64
 
 	// slot is the index in the parent's child list, or one of the
 	// negative markers below.
 	slot int32
 	acl  int32 // index of the node's aclEntry in aclCache.slots
-	kids int32 // index of the node's childList in Tree.lists; 0: none
 	plen int32 // path length ("" for the root, as Java keys it), | nodeWide
 	dlen int32 // data length; -1 for null data, which stays distinct from empty
 }
 
-// nodeExt is the rest of a wide node's stat, after its header. A node is
-// narrow, and has none, when mzxid and pzxid are its czxid, its mtime is
-// its ctime and it has no owner: every persistent node as its create
-// left it until it gets a child or new data (which makes a new
-// allocation anyway), 32 bytes less.
+// nodeExt is the rest of a wide node's stat and its child list, after its
+// header. A node is narrow, and has none, when mzxid and pzxid are its
+// czxid, its mtime is its ctime, it has no owner, its versions are 0 and
+// it never had a child: every persistent node as its create left it
+// until it gets a child, new data (which makes a new allocation anyway)
+// or a new ACL; 48 bytes less.
 type nodeExt struct {
-	mzxid, mtime, owner, pzxid int64
+	mzxid, mtime, owner, pzxid  int64
+	version, cversion, aversion int32 // cversion: child creations
+	kids                        int32 // index of the node's childList in Tree.lists; 0: none
 }
 
 const (
@@ -105,7 +106,8 @@ func newNodeStat(path string, data []byte, s *proto.StatPersisted) *node {
 
 // narrowStat reports whether a node with stat s can be narrow.
 func narrowStat(s *proto.StatPersisted) bool {
-	return s.Mzxid == s.Czxid && s.Pzxid == s.Czxid && s.Mtime == s.Ctime && s.EphemeralOwner == 0
+	return s.Mzxid == s.Czxid && s.Pzxid == s.Czxid && s.Mtime == s.Ctime && s.EphemeralOwner == 0 &&
+		s.Version == 0 && s.Cversion == 0 && s.Aversion == 0
 }
 
 // bytesAt points off bytes into n's allocation; only for offsets inside it.
@@ -178,20 +180,55 @@ func (n *node) owner() int64 {
 	return 0
 }
 
+func (n *node) version() int32 {
+	if n.wide() {
+		return n.ext().version
+	}
+	return 0
+}
+
+// cversion counts child creations (the stored cversion).
+func (n *node) cversion() int32 {
+	if n.wide() {
+		return n.ext().cversion
+	}
+	return 0
+}
+
+func (n *node) aversion() int32 {
+	if n.wide() {
+		return n.ext().aversion
+	}
+	return 0
+}
+
+// kids is the index of n's childList in Tree.lists, 0 for none.
+func (n *node) kids() int32 {
+	if n.wide() {
+		return n.ext().kids
+	}
+	return 0
+}
+
 func (n *node) persisted() proto.StatPersisted {
+	if !n.wide() {
+		return proto.StatPersisted{Czxid: n.czxid, Mzxid: n.czxid, Ctime: n.ctime, Mtime: n.ctime, Pzxid: n.czxid}
+	}
+	e := n.ext()
 	return proto.StatPersisted{
-		Czxid: n.czxid, Mzxid: n.mzxid(), Ctime: n.ctime, Mtime: n.mtime(),
-		Version: n.version, Cversion: n.cversion, Aversion: n.aversion,
-		EphemeralOwner: n.owner(), Pzxid: n.pzxid(),
+		Czxid: n.czxid, Mzxid: e.mzxid, Ctime: n.ctime, Mtime: e.mtime,
+		Version: e.version, Cversion: e.cversion, Aversion: e.aversion,
+		EphemeralOwner: e.owner, Pzxid: e.pzxid,
 	}
 }
 
 // setPersisted sets n's stat; n must be wide unless narrowStat(s).
 func (n *node) setPersisted(s *proto.StatPersisted) {
 	n.czxid, n.ctime = s.Czxid, s.Ctime
-	n.version, n.cversion, n.aversion = s.Version, s.Cversion, s.Aversion
 	if n.wide() {
-		*n.ext() = nodeExt{mzxid: s.Mzxid, mtime: s.Mtime, owner: s.EphemeralOwner, pzxid: s.Pzxid}
+		e := n.ext()
+		e.mzxid, e.mtime, e.owner, e.pzxid = s.Mzxid, s.Mtime, s.EphemeralOwner, s.Pzxid
+		e.version, e.cversion, e.aversion = s.Version, s.Cversion, s.Aversion
 	}
 }
 
@@ -215,7 +252,8 @@ func (n *node) copyWith(data []byte, wide bool) *node {
 	nn.plen, nn.dlen = plen, dlen
 	if wide {
 		s := n.persisted()
-		*nn.ext() = nodeExt{mzxid: s.Mzxid, mtime: s.Mtime, owner: s.EphemeralOwner, pzxid: s.Pzxid}
+		nn.setPersisted(&s)
+		nn.ext().kids = n.kids()
 	}
 	return nn
 }

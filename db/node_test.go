@@ -3,6 +3,7 @@ package db
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -18,9 +19,10 @@ func TestNodeHoldsPathAndData(t *testing.T) {
 		{"/" + string(make([]byte, 300)), make([]byte, 1000)},
 	} {
 		for _, wide := range []bool{false, true} {
-			stat := proto.StatPersisted{Czxid: 5, Mzxid: 5, Pzxid: 5, Ctime: 9, Mtime: 9, Version: 1, Cversion: 2, Aversion: 3}
+			stat := proto.StatPersisted{Czxid: 5, Mzxid: 5, Pzxid: 5, Ctime: 9, Mtime: 9}
 			if wide {
 				stat.Mzxid, stat.Pzxid, stat.Mtime, stat.EphemeralOwner = 6, 7, 10, 11
+				stat.Version, stat.Cversion, stat.Aversion = 1, 2, 3
 			}
 			n := newNodeStat(c.path, c.data, &stat)
 			if n.wide() != wide {
@@ -195,5 +197,55 @@ func TestNodesWidenWhenTheirStatNeedsIt(t *testing.T) {
 	tree.recomputeDigest()
 	if tree.Digest() != digest {
 		t.Error("digest kept through widening differs from a recomputed one")
+	}
+}
+
+// TestNarrowNodesWidenForChildrenAndACL: a node whose stat stays narrow
+// still widens for a child list (a multi creating a parent and its child
+// gives both the same zxid; a snapshot may list such a parent) or a new
+// ACL version.
+func TestNarrowNodesWidenForChildrenAndACL(t *testing.T) {
+	tree := New(Options{DigestEnabled: true})
+	// The replayed create of a child whose parent already counted it: no
+	// cversion or pzxid change, but a child list.
+	tree.Apply(createTxn(2, "/p", nil, -1))
+	tree.Apply(createTxn(3, "/p/c", nil, 0))
+	if !tree.lookup("/p").wide() || tree.numChildren(tree.lookup("/p")) != 1 {
+		t.Fatal("/p should be wide with one child")
+	}
+	if st, _, _ := tree.Exists("/p"); st.Pzxid != 2 || st.Cversion != -1 || st.NumChildren != 1 {
+		t.Errorf("stat of /p %+v", st)
+	}
+	tree.Apply(&proto.TxnEntry{
+		Header: proto.TxnHeader{Zxid: 4, Type: int32(proto.OpSetACL)},
+		Body:   &proto.SetACLTxn{Path: "/p/c", Acl: proto.ReadACLUnsafe, Version: 1},
+	})
+	if st, acl, _ := tree.Exists("/p/c"); st.Aversion != 1 || !slices.Equal(acl, proto.ReadACLUnsafe) {
+		t.Errorf("after setACL: %+v %v", st, acl)
+	}
+
+	// A snapshot whose parent has a narrow stat and children.
+	dst := New(Options{DigestEnabled: true})
+	ld := dst.NewLoader()
+	narrow := proto.StatPersisted{Czxid: 7, Mzxid: 7, Pzxid: 7, Ctime: 1, Mtime: 1}
+	for _, p := range []string{"", "/a", "/a/b", "/a/c", "/a/c/d", "/a/e", "/zookeeper", "/zookeeper/quota"} {
+		var st proto.StatPersisted
+		if p != "" && !strings.HasPrefix(p, "/zookeeper") {
+			st = narrow
+		}
+		if err := ld.Node(p, nil, OpenACLID, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst.FinishLoad()
+	for p, want := range map[string][]string{"/a": {"b", "c", "e"}, "/a/c": {"d"}} {
+		got, st, _, _ := dst.GetChildren(p, nil)
+		slices.Sort(got)
+		if !slices.Equal(got, want) || st.Pzxid != 7 || st.Cversion != -int32(len(want)) {
+			t.Errorf("%s: children %q, stat %+v", p, got, st)
+		}
+	}
+	if n := dst.NodeCount(); n != 10 {
+		t.Errorf("%d nodes", n)
 	}
 }

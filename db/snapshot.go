@@ -112,6 +112,9 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 	// its ancestors (near, when the caller tracks them): found without
 	// touching the (cold) path map.
 	parent := near
+	if parent != nil && parent.slot == slotReplaced {
+		parent = t.current(parent)
+	}
 	if parent != nil && parent.path() != parentPath {
 		parent = nil
 	}

@@ -119,10 +119,10 @@ func New(opts Options) *Tree {
 	t.root.acl = t.acls.intern(nil).slot
 	t.dataSize = rootAliasSize
 	t.digestAdd(t.root)
-	zk := t.insertNew(t.root, proto.ZooKeeperPath, []byte{}, nil)
-	t.insertNew(zk, proto.QuotaPath, []byte{}, nil)
-	config := t.insertNew(zk, proto.ConfigPath, []byte{}, proto.ReadACLUnsafe)
-	config.aversion = -1 // under /zookeeper/: outside the digest
+	t.insertNew(proto.ZooKeeperPath, []byte{}, nil)
+	t.insertNew(proto.QuotaPath, []byte{}, nil)
+	config := t.widen(t.insertNew(proto.ConfigPath, []byte{}, proto.ReadACLUnsafe))
+	config.ext().aversion = -1 // under /zookeeper/: outside the digest
 	return t
 }
 
@@ -130,8 +130,10 @@ func New(opts Options) *Tree {
 // its approximateDataSize counts the one-character alias as well.
 const rootAliasSize = 1
 
-// insertNew adds a node with a zero stat; used for the built-in nodes.
-func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL) *node {
+// insertNew adds a node with a zero stat under its parent, which is
+// there; used for the built-in nodes.
+func (t *Tree) insertNew(path string, data []byte, acl []proto.ACL) *node {
+	parent := t.lookup(parentPath(path))
 	n := newNode(path, data, false)
 	n.acl = t.acls.intern(acl).slot
 	t.link(parent, n)
@@ -139,14 +141,16 @@ func (t *Tree) insertNew(parent *node, path string, data []byte, acl []proto.ACL
 }
 
 // link makes n part of the tree under parent: lookup map, parent's
-// children, indexes, size and digest.
-func (t *Tree) link(parent, n *node) {
+// children, indexes, size and digest. It returns parent, or its
+// replacement when it widened (see addChild).
+func (t *Tree) link(parent, n *node) *node {
 	path := n.path()
 	k, _ := t.nodes.insert(n)
-	t.addChild(parent, n, k)
+	parent = t.addChild(parent, n, k)
 	t.indexKind(n)
 	t.dataSize += nodeSize(path, n.dataLen())
 	t.digestAdd(n)
+	return parent
 }
 
 // current is the node n stands for now: n itself, the node that replaced
@@ -299,7 +303,7 @@ func (t *Tree) visibleStat(n *node) proto.Stat {
 	nc := int32(t.numChildren(n))
 	return proto.Stat{
 		Czxid: n.czxid, Mzxid: n.mzxid(), Ctime: n.ctime, Mtime: n.mtime(),
-		Version: n.version, Cversion: n.cversion*2 - nc, Aversion: n.aversion,
+		Version: n.version(), Cversion: n.cversion()*2 - nc, Aversion: n.aversion(),
 		EphemeralOwner: proto.VisibleEphemeralOwner(n.owner(), t.opts.ExtendedTypesEnabled),
 		DataLength:     int32(n.dataLen()), NumChildren: nc, Pzxid: n.pzxid(),
 	}
@@ -515,7 +519,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 		if t.numChildren(n) > 0 {
 			continue
 		}
-		if n.cversion > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime() > maxNeverUsedMillis) {
+		if n.cversion() > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime() > maxNeverUsedMillis) {
 			out = append(out, n.path())
 		}
 	}
