@@ -283,6 +283,7 @@ func (t *Tree) unlink(parent, n *node) {
 	t.nodes.remove(path)
 	t.removeChild(parent, n)
 	t.dropChildList(n)
+	t.dropData(n)
 	n.slot = slotDeleted
 	t.unindexKind(n)
 	t.acls.releaseSlot(n.acl)
@@ -302,7 +303,7 @@ func (t *Tree) setData(path string, data []byte, version int32, hdr *proto.TxnHe
 	if n == t.root {
 		t.dataSize += int64(len(data)) - oldLen // Java counts the root under "/" too
 	}
-	n = t.replaceData(n, data, true)
+	n = t.setNodeData(n, data)
 	n.ext().mtime = hdr.Time
 	n.ext().mzxid = hdr.Zxid
 	n.ext().version = version

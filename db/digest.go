@@ -57,7 +57,7 @@ func (t *Tree) nodeDigest(n *node) int64 {
 		return 0
 	}
 	s := n.persisted()
-	return nodeDigest(&t.digestBlock, path, n.data(), &s)
+	return nodeDigest(&t.digestBlock, path, t.dataOf(n), &s)
 }
 
 // digestRemove takes n's current contribution out of the tree digest; call

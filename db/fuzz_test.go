@@ -48,5 +48,5 @@ func (t *Tree) getDataLocked(path string) ([]byte, proto.Stat, []proto.ACL, bool
 	if n == nil {
 		return nil, proto.Stat{}, nil, false
 	}
-	return n.data(), t.visibleStat(n), t.acls.slots[n.acl].acl, true
+	return t.dataOf(n), t.visibleStat(n), t.acls.slots[n.acl].acl, true
 }

@@ -69,7 +69,7 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 			continue // deleted since its parent was copied
 		}
 		acl := t.acls.slots[n.acl]
-		dst = append(dst, SnapshotNode{Path: n.path(), Data: n.data(), ACLID: acl.id, ACL: acl.acl, Stat: n.persisted()})
+		dst = append(dst, SnapshotNode{Path: n.path(), Data: t.dataOf(n), ACLID: acl.id, ACL: acl.acl, Stat: n.persisted()})
 		if l := t.childList(n); l != nil && l.live > 0 {
 			// Sized once, not grown by appends: the keys and
 			// the stack of a node with a million children are 8

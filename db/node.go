@@ -42,6 +42,10 @@ type nodeExt struct {
 	mzxid, mtime, owner, pzxid  int64
 	version, cversion, aversion int32 // cversion: child creations
 	kids                        int32 // index of the node's childList in Tree.lists; 0: none
+	// xdata is the index of the node's data in Tree.datas, 0 when the
+	// data is in the node's allocation (see Tree.setNodeData).
+	xdata int32
+	_     int32
 }
 
 const (
@@ -138,9 +142,11 @@ func (n *node) path() string {
 	return unsafe.String(n.bytesAt(n.pathOffset()), n.pathLen())
 }
 
-// data is the node's data (nil for null data), sharing n's allocation;
-// its capacity is its length, so an append by a reader copies it.
-func (n *node) data() []byte {
+// inlineData is the data held in n's allocation (nil for null data),
+// which is n's data unless it was set after n was made (see
+// Tree.dataOf); its capacity is its length, so an append by a reader
+// copies it.
+func (n *node) inlineData() []byte {
 	switch {
 	case n.dlen < 0:
 		return nil
@@ -232,7 +238,7 @@ func (n *node) setPersisted(s *proto.StatPersisted) {
 	}
 }
 
-// dataLen is len(n.data()).
+// dataLen is the length of n's data, wherever it is.
 func (n *node) dataLen() int { return max(int(n.dlen), 0) }
 
 func (n *node) childNameOffset() int { return n.pathLen() + 1 }
@@ -243,7 +249,8 @@ func (n *node) name() string {
 }
 
 // copyWith returns a new node with n's path, stat, ACL, child list and
-// slot, and data; wide or as n is.
+// slot, and data in its allocation; wide or as n is. An external n's
+// data stays where it is.
 func (n *node) copyWith(data []byte, wide bool) *node {
 	wide = wide || n.wide()
 	nn := newNode(n.path(), data, wide)
@@ -254,9 +261,16 @@ func (n *node) copyWith(data []byte, wide bool) *node {
 		s := n.persisted()
 		nn.setPersisted(&s)
 		nn.ext().kids = n.kids()
+		if n.external() {
+			nn.ext().xdata = n.ext().xdata
+			nn.dlen = n.dlen
+		}
 	}
 	return nn
 }
+
+// external reports whether n's data is in Tree.datas.
+func (n *node) external() bool { return n.wide() && n.ext().xdata != 0 }
 
 // parentPath is the path of the parent of a node at path (not the root):
 // "" for a top-level node, the root's key.

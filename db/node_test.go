@@ -31,7 +31,7 @@ func TestNodeHoldsPathAndData(t *testing.T) {
 			if n.path() != c.path {
 				t.Errorf("path %q, want %q", n.path(), c.path)
 			}
-			got := n.data()
+			got := n.inlineData()
 			if (got == nil) != (c.data == nil) || !slices.Equal(got, c.data) || n.dataLen() != len(c.data) {
 				t.Errorf("%q: data %v (nil %v), want %v (nil %v)", c.path, got, got == nil, c.data, c.data == nil)
 			}
@@ -42,8 +42,8 @@ func TestNodeHoldsPathAndData(t *testing.T) {
 				t.Errorf("%q: stat %+v, want %+v", c.path, n.persisted(), stat)
 			}
 			w := n.copyWith([]byte("new"), true)
-			if !w.wide() || w.persisted() != stat || w.path() != c.path || string(w.data()) != "new" {
-				t.Errorf("%q: wide copy has stat %+v, path %q, data %q", c.path, w.persisted(), w.path(), w.data())
+			if !w.wide() || w.persisted() != stat || w.path() != c.path || string(w.inlineData()) != "new" {
+				t.Errorf("%q: wide copy has stat %+v, path %q, data %q", c.path, w.persisted(), w.path(), w.inlineData())
 			}
 		}
 	}
@@ -90,8 +90,8 @@ func TestSetDataReplacesNodeEverywhere(t *testing.T) {
 		if n == o || o.slot != slotReplaced || tree.current(o) != n {
 			t.Fatalf("%q: not replaced (old slot %d)", p, o.slot)
 		}
-		if string(n.data()) != "longer data "+cmpPath(p) {
-			t.Errorf("%q: data %q", p, n.data())
+		if string(tree.dataOf(n)) != "longer data "+cmpPath(p) {
+			t.Errorf("%q: data %q", p, tree.dataOf(n))
 		}
 	}
 	for n := range tree.nodes.all() {
@@ -247,5 +247,44 @@ func TestNarrowNodesWidenForChildrenAndACL(t *testing.T) {
 	}
 	if n := dst.NodeCount(); n != 10 {
 		t.Errorf("%d nodes", n)
+	}
+}
+
+// TestSetDataKeepsLaterDataOutside: the first setData moves a node's data
+// out of its allocation; later ones replace it there without a new node
+// or an allocation, and a delete frees its place.
+func TestSetDataKeepsLaterDataOutside(t *testing.T) {
+	tree := New(Options{DigestEnabled: true})
+	tree.Apply(createTxn(2, "/a", []byte("inline"), -1))
+	tree.Apply(setDataTxn(3, "/a", []byte("first"), 1))
+	n := tree.lookup("/a")
+	if !n.external() {
+		t.Fatal("data not moved out by the first setData")
+	}
+	txn := setDataTxn(4, "/a", nil, 2)
+	var res Result
+	res.Events = make([]Event, 0, 4)
+	if allocs := testing.AllocsPerRun(10, func() { tree.ApplyTo(txn, &res) }); allocs != 0 {
+		t.Errorf("a later setData allocates %v times", allocs)
+	}
+	if tree.lookup("/a") != n {
+		t.Error("a later setData replaced the node")
+	}
+	if data, st, _, _ := tree.GetData("/a"); data != nil || st.DataLength != 0 || st.Version != 2 || st.Mzxid != 4 {
+		t.Errorf("null data set: %q (nil %v), %+v", data, data == nil, st)
+	}
+	tree.Apply(setDataTxn(5, "/a", []byte{}, 3))
+	if data, _, _, _ := tree.GetData("/a"); data == nil || len(data) != 0 {
+		t.Errorf("empty data set: %v (nil %v)", data, data == nil)
+	}
+	x := n.ext().xdata
+	tree.Apply(deleteTxn(6, "/a"))
+	if tree.datas[x] != nil || !slices.Contains(tree.freeDatas, x) {
+		t.Error("a deleted node's data is still held")
+	}
+	want := tree.Digest()
+	tree.recomputeDigest()
+	if tree.Digest() != want {
+		t.Error("digest differs from a recomputed one")
 	}
 }

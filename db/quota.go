@@ -204,7 +204,7 @@ func (t *Tree) updateQuotaStats(root string, countDiff, bytesDiff int64) {
 	if n == nil {
 		return // Java logs "Missing node for stat"
 	}
-	st := ParseStatsTrack(n.data())
+	st := ParseStatsTrack(t.dataOf(n))
 	st.Set(QuotaCount, st.Get(QuotaCount)+countDiff)
 	st.Set(QuotaBytes, st.Get(QuotaBytes)+bytesDiff)
 	t.rewriteData(n, []byte(st.String()))
@@ -254,7 +254,7 @@ func (t *Tree) rewriteData(n *node, data []byte) {
 	if n == t.root {
 		t.dataSize += diff // counted under "/" too
 	}
-	n = t.replaceData(n, data, false)
+	n = t.setNodeData(n, data)
 	t.digestAdd(n)
 }
 
@@ -345,7 +345,7 @@ func (t *Tree) CheckQuota(path string, countDiff, bytesDiff int64) (exceeded boo
 	if limitsNode == nil {
 		return false, false
 	}
-	limits := ParseStatsTrack(limitsNode.data())
+	limits := ParseStatsTrack(t.dataOf(limitsNode))
 	checkCount := countDiff != 0 && (limits.Get(QuotaCount) > -1 || limits.Get(QuotaCountHardLimit) > -1)
 	checkBytes := bytesDiff != 0 && (limits.Get(QuotaBytes) > -1 || limits.Get(QuotaByteHardLimit) > -1)
 	if !checkCount && !checkBytes {
@@ -355,7 +355,7 @@ func (t *Tree) CheckQuota(path string, countDiff, bytesDiff int64) (exceeded boo
 	if statsNode == nil {
 		return false, false
 	}
-	usage := ParseStatsTrack(statsNode.data())
+	usage := ParseStatsTrack(t.dataOf(statsNode))
 	check := func(what string, current, soft, hardLimit int64) (bool, bool) {
 		isHard := hardLimit > -1
 		limit := soft

@@ -19,7 +19,7 @@ func (t *Tree) Walk(fn func(path string, data []byte, acl []proto.ACL, stat prot
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.walkNode(t.root, func(n *node) error {
-		return fn(n.path(), n.data(), t.acls.slots[n.acl].acl, n.persisted())
+		return fn(n.path(), t.dataOf(n), t.acls.slots[n.acl].acl, n.persisted())
 	})
 }
 
@@ -34,7 +34,7 @@ func (t *Tree) WalkSnapshot(acls func([]proto.ACLCacheEntry) error, fn func(path
 		return err
 	}
 	return t.walkNode(t.root, func(n *node) error {
-		return fn(n.path(), n.data(), t.acls.slots[n.acl].id, n.persisted())
+		return fn(n.path(), t.dataOf(n), t.acls.slots[n.acl].id, n.persisted())
 	})
 }
 
@@ -87,7 +87,7 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 				t.dataSize -= int64(n.dataLen())
 			}
 			t.acls.releaseSlot(n.acl)
-			n = t.replaceData(n, data, !narrowStat(stat))
+			n = t.setNodeData(n, data)
 			n.acl = acl.slot
 			n.setPersisted(stat)
 			t.dataSize += nodeSize(path, n.dataLen())

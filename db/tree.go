@@ -82,6 +82,12 @@ type Tree struct {
 	lists     []*childList
 	freeLists []int32
 
+	// datas holds the data of nodes whose data was set after they were
+	// made (nodeExt.xdata), 0 unused; freeDatas are indexes free for
+	// reuse.
+	datas     [][]byte
+	freeDatas []int32
+
 	acls       aclCache
 	sessions   map[int64]int32
 	ephemerals map[int64]map[*node]struct{}
@@ -112,6 +118,7 @@ func New(opts Options) *Tree {
 		containers: make(map[*node]struct{}),
 		ttls:       make(map[*node]struct{}),
 		lists:      make([]*childList, 1),
+		datas:      make([][]byte, 1),
 	}
 	t.acls.init()
 	t.nodes.init()
@@ -165,11 +172,48 @@ func (t *Tree) current(n *node) *node {
 	return n
 }
 
-// replaceData gives n new data, which means a new allocation (see node),
-// wide when wide is set or n is. The caller keeps the digest and the data
+// dataOf is n's data (nil for null data), shared with the tree.
+func (t *Tree) dataOf(n *node) []byte {
+	if n.external() {
+		return t.datas[n.ext().xdata]
+	}
+	return n.inlineData()
+}
+
+// setNodeData gives n new data and returns n, or its replacement. The
+// first time, n is replaced by a wide copy without its data, which is
+// kept in t.datas from then on: the tree keeps the caller's slice, as it
+// may not write into a node's allocation (readers hold slices of it),
+// and a node that was written once is likely to be written again, which
+// then costs no allocation. The caller keeps the digest and the data
 // size.
-func (t *Tree) replaceData(n *node, data []byte, wide bool) *node {
-	return t.replaceNode(n, n.copyWith(data, wide))
+func (t *Tree) setNodeData(n *node, data []byte) *node {
+	if !n.external() {
+		n = t.replaceNode(n, n.copyWith(nil, true))
+		x := int32(len(t.datas))
+		if k := len(t.freeDatas); k > 0 {
+			x = t.freeDatas[k-1]
+			t.freeDatas = t.freeDatas[:k-1]
+		} else {
+			t.datas = append(t.datas, nil)
+		}
+		n.ext().xdata = x
+	}
+	t.datas[n.ext().xdata] = data
+	n.dlen = int32(len(data))
+	if data == nil {
+		n.dlen = -1
+	}
+	return n
+}
+
+// dropData forgets the data of a node being deleted.
+func (t *Tree) dropData(n *node) {
+	if n.external() {
+		x := n.ext().xdata
+		t.datas[x] = nil
+		t.freeDatas = append(t.freeDatas, x)
+	}
 }
 
 // widen returns n, or a wide copy of n that replaces it, so that the
@@ -178,7 +222,7 @@ func (t *Tree) widen(n *node) *node {
 	if n.wide() {
 		return n
 	}
-	return t.replaceNode(n, n.copyWith(n.data(), true))
+	return t.replaceNode(n, n.copyWith(n.inlineData(), true))
 }
 
 // replaceNode puts nn, a copy of n with the same path, in n's place in
@@ -346,7 +390,7 @@ func (t *Tree) GetData(path string) (data []byte, stat proto.Stat, acl []proto.A
 	t.mu.RLock()
 	n := t.lookup(path)
 	if n != nil {
-		data, stat, acl, ok = n.data(), t.visibleStat(n), t.acls.slots[n.acl].acl, true
+		data, stat, acl, ok = t.dataOf(n), t.visibleStat(n), t.acls.slots[n.acl].acl, true
 	}
 	t.mu.RUnlock()
 	return
