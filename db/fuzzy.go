@@ -92,7 +92,7 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 	return dst
 }
 
-// touchAhead reads one word of each of the last n nodes of stack, the
+// touchAhead reads the stat of each of the last n nodes of stack, the
 // next ones Next pops. A snapshot visits nodes in Java's hash order, not
 // in the order they were allocated, so each is a cache miss; in this loop
 // the loads do not depend on each other and the CPU has many of them in
