@@ -27,7 +27,7 @@ type Config struct {
 	MaxClientCnxns          int           // maxClientCnxns, per client IP; 0 unlimited
 	MaxCnxns                int           // maxCnxns, in all; 0 unlimited
 	GlobalOutstandingLimit  int           // globalOutstandingLimit
-	NumSelectorThreads      int           // zookeeper.nio.numSelectorThreads: event loops; 0 = one per CPU
+	NumSelectorThreads      int           // zookeeper.nio.numSelectorThreads: event loops; 0 = sqrt(CPUs/2), at least 1
 	SnapCount               int           // snapCount
 	SkipACL                 bool          // skipACL=yes
 	ForceSync               bool          // forceSync (not "no")

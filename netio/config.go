@@ -1,6 +1,7 @@
 package netio
 
 import (
+	"math"
 	"runtime"
 
 	"github.com/rs/zerolog"
@@ -35,7 +36,7 @@ type Config struct {
 	// MaxFrame is jute.maxbuffer: a frame length below 0 or above it
 	// closes the connection without a reply. 0 means DefaultMaxFrame.
 	MaxFrame int
-	// Loops is the number of event loops; 0 means one per CPU.
+	// Loops is the number of event loops; 0 means DefaultLoops().
 	Loops int
 	// MaxPendingOutput is the number of queued outgoing bytes above which
 	// reading from the client pauses; above four times as many the
@@ -56,7 +57,7 @@ func (cfg Config) withDefaults() Config {
 		cfg.MaxFrame = DefaultMaxFrame
 	}
 	if cfg.Loops <= 0 {
-		cfg.Loops = runtime.NumCPU()
+		cfg.Loops = DefaultLoops()
 	}
 	if cfg.MaxPendingOutput <= 0 {
 		cfg.MaxPendingOutput = DefaultMaxPendingOutput
@@ -67,4 +68,17 @@ func (cfg Config) withDefaults() Config {
 	// A paused connection must at least be able to hold one whole frame.
 	cfg.MaxPausedInput = max(cfg.MaxPausedInput, cfg.MaxFrame+frameLength)
 	return cfg
+}
+
+// DefaultLoops is the number of event loops when none is configured: the
+// square root of half the processors Go may use, at least one, which is
+// Java's default number of NIO selector threads. A loop serves reads on
+// its own thread and the write goroutine does the rest, so on a small
+// machine more loops than that only take turns on the same cores. On two
+// cores one loop answered 15% fewer gets a second at 64 connections with
+// 4 in flight than two loops did, and 17% fewer at 16 with one, but with
+// a third of the p99 latency at 16x1 (0.52 against 1.5-1.6 ms) and 10%
+// less CPU per get.
+func DefaultLoops() int {
+	return max(1, int(math.Sqrt(float64(runtime.GOMAXPROCS(0))/2)))
 }

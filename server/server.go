@@ -30,7 +30,7 @@ type Config struct {
 	MaxClientCnxns         int           // per IP, 0 = unlimited
 	MaxCnxns               int           // zookeeper.maxCnxns, 0 = unlimited
 	GlobalOutstandingLimit int           // default 1000
-	EventLoops             int           // network event loops; 0 = one per CPU
+	EventLoops             int           // network event loops; 0 = netio.DefaultLoops()
 	SnapCount              int           // zookeeper.snapCount
 	SnapRetainCount        int           // autopurge.snapRetainCount (at least 3)
 	PurgeInterval          time.Duration // autopurge.purgeInterval; 0 = off
