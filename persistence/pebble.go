@@ -22,13 +22,17 @@ import (
 const storeFormat = pebble.FormatValueSeparation
 
 // Sizing for a log of small (~100-300 byte) txns written in key order and
-// read back sequentially at startup: a memtable big enough to absorb a
-// burst of writes between flushes, a small block cache (replay is a single
-// sequential scan that a cache barely helps), and few open files.
+// read back sequentially at startup: small memtables, as keys arrive in
+// order and a flush makes a table that never overlaps another (Pebble
+// moves it down without rewriting it), a small block cache (replay is a
+// single sequential scan that a cache barely helps), and few open files.
+// Memtables and cache are resident memory: with 16 MiB memtables and an
+// 8 MiB cache a server holding 1,000,000 znodes had 22 MiB more RSS than
+// with these, and no more throughput or less CPU per set or create.
 const (
-	memTableSize                = 16 << 20
-	memTableStopWritesThreshold = 4 // up to 64 MiB of memtables before writes stall
-	blockCacheSize              = 8 << 20
+	memTableSize                = 4 << 20
+	memTableStopWritesThreshold = 8 // up to 32 MiB of memtables before writes stall
+	blockCacheSize              = 2 << 20
 	maxOpenFiles                = 256
 )
 
