@@ -42,18 +42,16 @@ func (q *requestQueue) push(r *request) bool {
 func (q *requestQueue) popAll(dst []*request) []*request {
 	for {
 		q.mu.Lock()
-		if len(q.items) > 0 {
-			dst = append(dst, q.items...)
-			clear(q.items)
-			q.items = q.items[:0]
-			q.mu.Unlock()
+		n := len(q.items)
+		dst = q.takeLocked(dst)
+		closed := q.closed
+		q.mu.Unlock()
+		switch {
+		case n > 0:
 			return dst
-		}
-		if q.closed {
-			q.mu.Unlock()
+		case closed:
 			return nil
 		}
-		q.mu.Unlock()
 		<-q.signal
 	}
 }
@@ -62,12 +60,15 @@ func (q *requestQueue) popAll(dst []*request) []*request {
 // queue is empty or closed).
 func (q *requestQueue) tryPopAll(dst []*request) []*request {
 	q.mu.Lock()
-	if len(q.items) > 0 {
-		dst = append(dst, q.items...)
-		clear(q.items)
-		q.items = q.items[:0]
-	}
-	q.mu.Unlock()
+	defer q.mu.Unlock()
+	return q.takeLocked(dst)
+}
+
+// takeLocked moves the queued requests to dst, keeping the queue's array.
+func (q *requestQueue) takeLocked(dst []*request) []*request {
+	dst = append(dst, q.items...)
+	clear(q.items)
+	q.items = q.items[:0]
 	return dst
 }
 
