@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/proto"
@@ -33,9 +31,9 @@ type prepFailure struct{ code proto.ErrCode }
 
 // prepare assigns a zxid to r and builds its txn, or an ErrorTxn when a
 // check fails. A body that cannot be decoded gets MarshallingError without
-// consuming a zxid (except for multi), as in Java.
-func (p *prepStage) prepare(r *request) {
-	now := time.Now().UnixMilli()
+// consuming a zxid (except for multi), as in Java. now is the txn's time,
+// wall-clock milliseconds.
+func (p *prepStage) prepare(r *request, now int64) {
 	if r.op == proto.OpCreateSession {
 		p.lastZxid++
 		to := &proto.CreateSessionTxn{TimeOut: r.sessionTimeout}
