@@ -129,18 +129,29 @@ func (c *conn) handshake(timeout time.Duration) error {
 // queue appends a request and returns its xid. It is not written until
 // flush.
 func (c *conn) queue(op proto.OpCode, rec jute.Record) int32 {
-	c.xid++
-	if c.xid <= 0 { // stay clear of the special xids after wrapping
-		c.xid = 1
-	}
-	at := c.out.BeginLength()
-	hdr := proto.RequestHeader{Xid: c.xid, Type: int32(op)}
-	hdr.Encode(&c.out)
-	if rec != nil {
-		rec.Encode(&c.out)
-	}
-	c.out.EndLength(at)
+	c.xid = nextXid(c.xid)
+	appendRequest(&c.out, c.xid, op, rec)
 	return c.xid
+}
+
+// nextXid follows xid, staying clear of the special (negative) xids after
+// wrapping.
+func nextXid(xid int32) int32 {
+	if xid++; xid <= 0 {
+		return 1
+	}
+	return xid
+}
+
+// appendRequest appends one length-prefixed request frame to out.
+func appendRequest(out *jute.Writer, xid int32, op proto.OpCode, rec jute.Record) {
+	at := out.BeginLength()
+	hdr := proto.RequestHeader{Xid: xid, Type: int32(op)}
+	hdr.Encode(out)
+	if rec != nil {
+		rec.Encode(out)
+	}
+	out.EndLength(at)
 }
 
 // flush writes the queued requests in one write.

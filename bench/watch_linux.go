@@ -321,18 +321,9 @@ func (p *epollPart) command(cmd partCmd) {
 // send writes one request; the socket is empty between rounds, so a
 // request this small always fits.
 func (p *epollPart) send(w *rawWatcher, op proto.OpCode, rec jute.Record) error {
-	w.xid++
-	if w.xid <= 0 {
-		w.xid = 1
-	}
+	w.xid = nextXid(w.xid)
 	p.out.Reset()
-	at := p.out.BeginLength()
-	hdr := proto.RequestHeader{Xid: w.xid, Type: int32(op)}
-	hdr.Encode(&p.out)
-	if rec != nil {
-		rec.Encode(&p.out)
-	}
-	p.out.EndLength(at)
+	appendRequest(&p.out, w.xid, op, rec)
 	b := p.out.Bytes()
 	n, err := unix.Write(w.fd, b)
 	if err == nil && n < len(b) {

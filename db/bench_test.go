@@ -106,25 +106,7 @@ func BenchmarkBuildMillionNodes(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		tree := New(Options{DigestEnabled: true})
-		zxid := int64(1)
-		txn := &proto.TxnEntry{Header: proto.TxnHeader{ClientId: 1, Type: int32(proto.OpCreate)}}
-		for p := range parents {
-			parent := fmt.Sprintf("/bench-%04d", p)
-			txn.Header.Zxid, txn.Header.Time = zxid, zxid
-			txn.Body = &proto.CreateTxn{Path: parent, Acl: proto.OpenACLUnsafe, ParentCVersion: -1}
-			tree.Apply(txn)
-			zxid++
-			for c := range perParent {
-				txn.Header.Zxid, txn.Header.Time = zxid, zxid
-				txn.Body = &proto.CreateTxn{
-					Path: fmt.Sprintf("%s/node-%010d", parent, c), Data: make([]byte, dataLen),
-					Acl: proto.OpenACLUnsafe, ParentCVersion: -1,
-				}
-				tree.Apply(txn)
-				zxid++
-			}
-		}
+		tree := millionTree(parents, perParent, dataLen)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		nodes := float64(tree.NodeCount())
