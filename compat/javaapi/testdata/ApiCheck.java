@@ -1297,6 +1297,11 @@ public final class ApiCheck extends Checks {
             // The super user (none configured here) aside, a session
             // that gains READ by auth is told from then on.
             zk.addAuthInfo("digest", b("frank:pw"));
+            // addAuthInfo does not wait for the server: a round trip on
+            // zk's connection makes sure the auth packet is processed
+            // before frank's create, which goes over another connection
+            // and could otherwise overtake it.
+            zk.exists(o, false);
             frank.create(o + "/s", b("x"), secret, PERSISTENT);
             anon.expect("NodeCreated " + o + "/s");
         } finally {
