@@ -176,15 +176,3 @@ func BenchmarkGCMillion(b *testing.B) {
 	}
 	runtime.KeepAlive(tree)
 }
-
-// BenchmarkNodeDigest is the digest a setData computes twice (the node's
-// contribution before and after): a 21-byte path, 100 bytes of data.
-func BenchmarkNodeDigest(b *testing.B) {
-	var scratch []byte
-	data := make([]byte, 100)
-	st := proto.StatPersisted{Czxid: 5, Mzxid: 7, Ctime: 1, Mtime: 2, Version: 3}
-	b.ReportAllocs()
-	for b.Loop() {
-		nodeDigest(&scratch, "/bench/node-000012345", data, &st)
-	}
-}

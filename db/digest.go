@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"strings"
+	"unsafe"
 
 	"github.com/gozk/gozk/proto"
 )
@@ -19,50 +20,33 @@ const digestExcludedPrefix = "/zookeeper/"
 // aversion, ephemeralOwner of the stored stat. Paths under /zookeeper/
 // contribute 0.
 func NodeDigest(path string, data []byte, stat *proto.StatPersisted) int64 {
-	var scratch []byte
-	return nodeDigest(&scratch, path, data, stat)
+	var block [60]byte
+	return nodeDigest(&block, path, data, stat)
 }
 
-// digestInOnePass bounds the data that nodeDigest copies next to the path
-// and stat so that one CRC pass covers all three: crc32 runs its
-// carry-less-multiply loop only over whole 16-byte blocks of inputs of 64
-// bytes or more, and takes a path of 20-odd bytes, the tail of the data
-// and the 60-byte stat block a byte at a time through tables, which made
-// that the larger part of a setData's digest. Bigger data costs more to
-// copy than it saves.
-const digestInOnePass = 4 << 10
-
-// nodeDigest computes NodeDigest with a caller's scratch buffer, kept
-// between calls (crc32 makes its input escape, and the tree digests on
-// every write).
-func nodeDigest(scratch *[]byte, path string, data []byte, stat *proto.StatPersisted) int64 {
+// nodeDigest computes NodeDigest with a caller's scratch block: crc32
+// makes its input escape, and the tree digests on every write.
+func nodeDigest(block *[60]byte, path string, data []byte, stat *proto.StatPersisted) int64 {
 	if strings.HasPrefix(path, digestExcludedPrefix) {
 		return 0
 	}
 	if path == "/" {
 		path = ""
 	}
-	b := append((*scratch)[:0], path...)
-	if len(data) <= digestInOnePass {
-		b = append(b, data...)
-	}
-	statAt := len(b)
-	b = binary.BigEndian.AppendUint64(b, uint64(stat.Czxid))
-	b = binary.BigEndian.AppendUint64(b, uint64(stat.Mzxid))
-	b = binary.BigEndian.AppendUint64(b, uint64(stat.Pzxid))
-	b = binary.BigEndian.AppendUint64(b, uint64(stat.Ctime))
-	b = binary.BigEndian.AppendUint64(b, uint64(stat.Mtime))
-	b = binary.BigEndian.AppendUint32(b, uint32(stat.Version))
-	b = binary.BigEndian.AppendUint32(b, uint32(stat.Cversion))
-	b = binary.BigEndian.AppendUint32(b, uint32(stat.Aversion))
-	b = binary.BigEndian.AppendUint64(b, uint64(stat.EphemeralOwner))
-	*scratch = b
-	if len(data) <= digestInOnePass {
-		return int64(crc32.ChecksumIEEE(b))
-	}
-	crc := crc32.Update(0, crc32.IEEETable, b[:statAt])
+	b := block[:]
+	binary.BigEndian.PutUint64(b[0:], uint64(stat.Czxid))
+	binary.BigEndian.PutUint64(b[8:], uint64(stat.Mzxid))
+	binary.BigEndian.PutUint64(b[16:], uint64(stat.Pzxid))
+	binary.BigEndian.PutUint64(b[24:], uint64(stat.Ctime))
+	binary.BigEndian.PutUint64(b[32:], uint64(stat.Mtime))
+	binary.BigEndian.PutUint32(b[40:], uint32(stat.Version))
+	binary.BigEndian.PutUint32(b[44:], uint32(stat.Cversion))
+	binary.BigEndian.PutUint32(b[48:], uint32(stat.Aversion))
+	binary.BigEndian.PutUint64(b[52:], uint64(stat.EphemeralOwner))
+	crc := crc32.Update(0, crc32.IEEETable, unsafe.Slice(unsafe.StringData(path), len(path)))
 	crc = crc32.Update(crc, crc32.IEEETable, data)
-	return int64(crc32.Update(crc, crc32.IEEETable, b[statAt:]))
+	crc = crc32.Update(crc, crc32.IEEETable, b)
+	return int64(crc)
 }
 
 // nodeDigest is n's digest; only called with the write lock held, which
@@ -73,7 +57,7 @@ func (t *Tree) nodeDigest(n *node) int64 {
 		return 0
 	}
 	s := n.persisted()
-	return nodeDigest(&t.digestScratch, path, t.dataOf(n), &s)
+	return nodeDigest(&t.digestBlock, path, t.dataOf(n), &s)
 }
 
 // digestRemove takes n's current contribution out of the tree digest; call

@@ -96,10 +96,10 @@ type Tree struct {
 	ttls       map[*node]struct{}
 	quotas     quotaRoots
 
-	dataSize      int64  // Java's approximateDataSize, kept up to date
-	digest        int64  // wrapping sum of node digests
-	digestScratch []byte // nodeDigest's, under the write lock
-	lastZxid      int64
+	dataSize    int64 // Java's approximateDataSize, kept up to date
+	digest      int64 // wrapping sum of node digests
+	digestBlock [60]byte
+	lastZxid    int64
 
 	// javaEphemerals mirrors ephemerals as Java's HashSets, for the
 	// order clients see them in (see JavaStringSet).
