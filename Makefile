@@ -132,7 +132,8 @@ golden:
 	java -cp $(GOLDEN_RUN_CP) GoldenVectors proto/testdata/golden proto/zookeeper.jute
 	go test ./proto/ -run '^TestGolden'
 
-# bench-compare builds gozk, starts Apache ZooKeeper 3.8.0 and gozk side by
+# bench-compare installs Apache ZooKeeper 3.8.0 if it is missing (bench-deps),
+# builds gozk, starts Apache ZooKeeper and gozk side by
 # side (standalone on loopback ports, tickTime 2000, forceSync on, data
 # directories under .bench/ on the same disk), runs the same grid of
 # workloads against each with the same client, and prints the gozk/Java
@@ -148,8 +149,19 @@ BENCH_DURATION ?= 5s
 BENCH_WARMUP ?= 1s
 BENCH_ARGS ?=
 
+# bench-deps installs Debian's Apache ZooKeeper 3.8.0 (and the Java it
+# runs on) when its jars or java are missing.
+BENCH_PACKAGES ?= zookeeper libzookeeper-java default-jre-headless
+
+.PHONY: bench-deps
+bench-deps:
+	@if [ ! -f $(BENCH_ZK_LIB)/zookeeper.jar ] || ! command -v java >/dev/null 2>&1; then \
+		echo "installing" $(BENCH_PACKAGES); \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(BENCH_PACKAGES); \
+	fi
+
 .PHONY: bench-compare
-bench-compare:
+bench-compare: bench-deps
 	go build -o bin/gozk ./cmd/gozk
 	bin/gozk bench compare --zk-lib $(BENCH_ZK_LIB) --dir .bench --out .bench \
 		--duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) \
@@ -157,7 +169,7 @@ bench-compare:
 		--watchers 1000 --value-size 100 --read-ratio 0.9 --footprint --znodes 100000,1000000 $(BENCH_ARGS)
 
 .PHONY: bench-tail
-bench-tail:
+bench-tail: bench-deps
 	go build -o bin/gozk ./cmd/gozk
 	bin/gozk bench compare --zk-lib $(BENCH_ZK_LIB) --dir .bench --out .bench \
 		--duration 60s --warmup $(BENCH_WARMUP) --workloads get,set --shapes 16x1 $(BENCH_ARGS)
