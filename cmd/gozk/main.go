@@ -173,6 +173,7 @@ func runServer(c *cli.Context) error {
 	defer stopTrace()
 	mon := newMonitoring(cfg, logger)
 	sc := serverConfig(cfg, logger)
+	sc.EventLoops = applyProcs(sc.EventLoops)
 	mon.configure(&sc)
 	srv, err := server.Start(sc)
 	if err != nil {
