@@ -303,6 +303,10 @@ func (l *TxnLog) AppendAsync(batch []Entry) (PendingAppend, error) {
 	return p, nil
 }
 
+// Syncing reports whether Wait has an fsync to wait for (false for an
+// empty batch, without forceSync, or once waited).
+func (p *PendingAppend) Syncing() bool { return p.b != nil }
+
 // Wait returns once the batch is durable (or the log failed); then
 // LastZxid covers it. Waiting a second time, or on the zero value, returns
 // nil at once.

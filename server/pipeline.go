@@ -91,21 +91,25 @@ const maxReusedTxnBuffer = 4 << 20
 
 // writeLoop runs the three stages of every write, prep, sync and final,
 // on one goroutine: it takes what the event loops queued, prepares it in
-// arrival order, logs the txns with one fsync, then applies them in zxid
-// order and answers. Writes arriving meanwhile queue up for the next
-// batch, which is how batches form, as in Java's group commit. Stages on
-// goroutines of their own would only add hand-offs: on a busy machine each
-// wake-up of a parked goroutine costs more than what the stage does for a
-// batch, and every write pays for each of them.
+// arrival order, logs the txns, then applies them in zxid order and
+// answers. Stages on goroutines of their own would only add hand-offs: on
+// a busy machine each wake-up of a parked goroutine costs more than what
+// the stage does for a batch, and every write pays for each of them.
 //
-// The loop keeps the disk busy by overlapping one batch's answers with the
-// next batch's fsync: as soon as batch N is durable it prepares and hands
-// to the log whatever arrived during N's fsync (batch N+1), and only then
-// applies and answers N. The answers, a socket write per connection, are
-// the costliest part of a batch; without the overlap the log would sit
-// idle while they are written. Prep of N+1 before N is applied is what
-// Java's PrepRequestProcessor does too: it sees N's effects through the
-// outstanding changes.
+// Batches are handed to the log as soon as they are prepared, without
+// waiting for the batches before them to be durable: Pebble's log writer
+// syncs whatever is queued the moment the previous fsync returns, so
+// writes arriving during an fsync join the next one, which starts without
+// waiting for this goroutine to wake up (with one batch on the disk at a
+// time, the disk sat idle between two fsyncs for as long as an fsync: the
+// wake-up, the prep and the hand-off). This is Java's group commit too.
+// Prep of a batch before the ones ahead of it are applied sees their
+// effects through the outstanding changes, as Java's
+// PrepRequestProcessor does. A helper goroutine waits for the batches'
+// fsyncs in order and reports each; this goroutine then applies and
+// answers the batch, after handing to the log whatever arrived meanwhile
+// (the answers, a socket write per connection, are the costliest part of
+// a batch, and the disk need not wait for them).
 //
 // The connections answered or notified in a batch are held
 // (netio.Conn.Hold) and released once it is applied: each then gets its
@@ -113,60 +117,122 @@ const maxReusedTxnBuffer = 4 << 20
 // goroutine when the connection is idle.
 func (s *Server) writeLoop() {
 	defer close(s.finalDone)
-	var (
-		backlog []*request // queued, not yet prepared
-		logging syncBatch  // handed to the log, not yet durable
-		next    syncBatch
-		spare   []*request
-		entries = make([]persistence.Entry, 0, maxSyncBatch)
-		ends    = make([]int, 0, maxSyncBatch)
-		encoded jute.Writer
-	)
+	w := writeStage{
+		entries: make([]persistence.Entry, 0, maxSyncBatch),
+		ends:    make([]int, 0, maxSyncBatch),
+		waits:   make(chan persistence.PendingAppend, maxLogging),
+		durable: make(chan error, maxLogging),
+	}
+	go func() {
+		for p := range w.waits {
+			w.durable <- p.Wait()
+		}
+	}()
+	defer close(w.waits)
 	for {
-		if logging.reqs == nil {
+		if !s.logArrivals(&w) {
+			return
+		}
+		if len(w.logging) == 0 {
 			// Nothing on the disk: wait for work.
-			if len(backlog) == 0 {
-				if backlog = s.prepQueue.popAll(backlog[:0]); backlog == nil {
-					return
-				}
-				s.mon.metrics.PrepRequestQueued.Add(int64(len(backlog)))
-			}
-			logging.reqs, backlog = takeBatch(spare[:0], backlog)
-			spare = nil
-			if !s.submitBatch(&logging, &encoded, &entries, &ends) {
+			if w.backlog = s.prepQueue.popAll(w.backlog[:0]); w.backlog == nil {
 				return
 			}
+			s.mon.metrics.PrepRequestQueued.Add(int64(len(w.backlog)))
 			continue
 		}
-		if err := logging.log.Wait(); err != nil {
+		var err error
+		if len(w.logging) < maxLogging {
+			select {
+			case err = <-w.durable:
+			case <-s.prepQueue.signal:
+				continue // arrivals: to the log with them
+			}
+		} else {
+			err = <-w.durable
+		}
+		if err != nil {
 			s.fatal(err)
 			return
 		}
-		s.mon.logged(logging.txns, time.Since(logging.began))
+		head := w.logging[0]
+		w.logging = w.logging[:copy(w.logging, w.logging[1:])]
+		if head.txns > 0 {
+			s.mon.logged(head.txns, time.Since(head.began))
+		}
 		// What arrived during that fsync goes to the disk before the
 		// answers go out.
-		if len(backlog) == 0 {
-			backlog = s.prepQueue.tryPopAll(backlog[:0])
-			s.mon.metrics.PrepRequestQueued.Add(int64(len(backlog)))
+		if !s.logArrivals(&w) {
+			return
 		}
-		if len(backlog) > 0 {
-			next.reqs, backlog = takeBatch(spare[:0], backlog)
-			spare = nil
-			if !s.submitBatch(&next, &encoded, &entries, &ends) {
-				return
-			}
-		}
-		for _, r := range logging.reqs {
-			if c := r.conn; c != nil {
-				s.holdOutput(c)
-			}
-			s.apply(r)
-		}
-		s.releaseOutput()
-		clear(logging.reqs)
-		spare = logging.reqs[:0]
-		logging, next = next, syncBatch{}
+		s.answer(head.reqs)
+		clear(head.reqs)
+		w.spares = append(w.spares, head.reqs[:0])
 	}
+}
+
+// maxLogging bounds the batches handed to the log and not yet durable.
+const maxLogging = 16
+
+// writeStage is writeLoop's state.
+type writeStage struct {
+	backlog []*request  // queued, not yet prepared
+	logging []syncBatch // handed to the log, not yet durable, oldest first
+	spares  [][]*request
+	entries []persistence.Entry
+	ends    []int
+	encoded jute.Writer
+	waits   chan persistence.PendingAppend // to the fsync waiter, in log order
+	durable chan error                     // from it, in the same order
+}
+
+// logArrivals prepares what is queued and hands it to the log, one batch
+// after another while there is room. A batch with nothing to wait for
+// (no txns, or no forceSync) and nothing ahead of it is answered at once.
+// It reports false when the log failed.
+func (s *Server) logArrivals(w *writeStage) bool {
+	if len(w.backlog) == 0 {
+		w.backlog = s.prepQueue.tryPopAll(w.backlog[:0])
+		s.mon.metrics.PrepRequestQueued.Add(int64(len(w.backlog)))
+	}
+	for len(w.backlog) > 0 && len(w.logging) < maxLogging {
+		var spare []*request
+		if n := len(w.spares); n > 0 {
+			spare, w.spares = w.spares[n-1], w.spares[:n-1]
+		}
+		var b syncBatch
+		b.reqs, w.backlog = takeBatch(spare, w.backlog)
+		if !s.submitBatch(&b, &w.encoded, &w.entries, &w.ends) {
+			return false
+		}
+		if len(w.logging) == 0 && !b.log.Syncing() {
+			if err := b.log.Wait(); err != nil {
+				s.fatal(err)
+				return false
+			}
+			if b.txns > 0 {
+				s.mon.logged(b.txns, time.Since(b.began))
+			}
+			s.answer(b.reqs)
+			clear(b.reqs)
+			w.spares = append(w.spares, b.reqs[:0])
+			continue
+		}
+		w.logging = append(w.logging, b)
+		w.waits <- b.log
+	}
+	return true
+}
+
+// answer applies a durable batch in order and sends its answers.
+func (s *Server) answer(reqs []*request) {
+	for _, r := range reqs {
+		if c := r.conn; c != nil {
+			s.holdOutput(c)
+		}
+		s.apply(r)
+	}
+	s.releaseOutput()
 }
 
 // syncBatch is a batch of prepared requests whose txns were handed to the
