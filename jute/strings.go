@@ -1,6 +1,10 @@
 package jute
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+	"unsafe"
+)
 
 // Java's jute writer encodes every UTF-16 code unit separately, so a
 // supplementary character (U+10000 and up) becomes a surrogate pair written
@@ -12,9 +16,25 @@ import "unicode/utf8"
 // through untouched, so opaque byte strings survive a round trip.
 
 // hasFourByteSequence reports whether s contains a four-byte UTF-8 lead
-// byte; only then does the string need rewriting.
+// byte (0xF0 and up); only then does the string need rewriting. Every
+// string written goes through it (each path, each child's name), so it
+// tests eight bytes at a time: a byte's top bit survives the AND of the
+// word with itself shifted left by one, two and three bits only if its
+// four top bits are all set, and the shifts never carry a bit across into
+// that position from another byte.
 func hasFourByteSequence(s string) bool {
-	for i := 0; i < len(s); i++ {
+	const topBits = 0x8080808080808080
+	i := 0
+	if len(s) >= 8 {
+		b := unsafe.Slice(unsafe.StringData(s), len(s))
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if w&(w<<1)&(w<<2)&(w<<3)&topBits != 0 {
+				return true
+			}
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0xF0 {
 			return true
 		}
