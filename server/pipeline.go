@@ -155,20 +155,49 @@ func (s *Server) writeLoop() {
 			s.fatal(err)
 			return
 		}
-		head := w.logging[0]
-		w.logging = w.logging[:copy(w.logging, w.logging[1:])]
-		if head.txns > 0 {
-			s.mon.logged(head.txns, time.Since(head.began))
+		// One fsync often makes several batches durable: they are all
+		// answered together, one write per connection for all of them.
+		w.ready = append(w.ready[:0], w.popLogging(s))
+	collect:
+		for len(w.logging) > 0 {
+			select {
+			case err := <-w.durable:
+				if err != nil {
+					s.fatal(err)
+					return
+				}
+				w.ready = append(w.ready, w.popLogging(s))
+			default:
+				break collect
+			}
 		}
 		// What arrived during that fsync goes to the disk before the
 		// answers go out.
+		w.answering = true
 		if !s.logArrivals(&w) {
 			return
 		}
-		s.answer(head.reqs)
-		clear(head.reqs)
-		w.spares = append(w.spares, head.reqs[:0])
+		w.answering = false
+		for _, b := range w.ready {
+			s.applyBatch(b.reqs)
+		}
+		s.releaseOutput()
+		for i, b := range w.ready {
+			clear(b.reqs)
+			w.spares = append(w.spares, b.reqs[:0])
+			w.ready[i] = syncBatch{}
+		}
 	}
+}
+
+// popLogging takes the oldest batch handed to the log, now durable.
+func (w *writeStage) popLogging(s *Server) syncBatch {
+	b := w.logging[0]
+	w.logging = w.logging[:copy(w.logging, w.logging[1:])]
+	if b.txns > 0 {
+		s.mon.logged(b.txns, time.Since(b.began))
+	}
+	return b
 }
 
 // maxLogging bounds the batches handed to the log and not yet durable.
@@ -178,12 +207,16 @@ const maxLogging = 16
 type writeStage struct {
 	backlog []*request  // queued, not yet prepared
 	logging []syncBatch // handed to the log, not yet durable, oldest first
-	spares  [][]*request
-	entries []persistence.Entry
-	ends    []int
-	encoded jute.Writer
-	waits   chan persistence.PendingAppend // to the fsync waiter, in log order
-	durable chan error                     // from it, in the same order
+	ready   []syncBatch // durable, being answered
+	// answering is set while ready batches wait for their answers: a
+	// batch behind them must not be answered before them.
+	answering bool
+	spares    [][]*request
+	entries   []persistence.Entry
+	ends      []int
+	encoded   jute.Writer
+	waits     chan persistence.PendingAppend // to the fsync waiter, in log order
+	durable   chan error                     // from it, in the same order
 }
 
 // logArrivals prepares what is queued and hands it to the log, one batch
@@ -205,7 +238,7 @@ func (s *Server) logArrivals(w *writeStage) bool {
 		if !s.submitBatch(&b, &w.encoded, &w.entries, &w.ends) {
 			return false
 		}
-		if len(w.logging) == 0 && !b.log.Syncing() {
+		if len(w.logging) == 0 && !w.answering && !b.log.Syncing() {
 			if err := b.log.Wait(); err != nil {
 				s.fatal(err)
 				return false
@@ -226,13 +259,19 @@ func (s *Server) logArrivals(w *writeStage) bool {
 
 // answer applies a durable batch in order and sends its answers.
 func (s *Server) answer(reqs []*request) {
+	s.applyBatch(reqs)
+	s.releaseOutput()
+}
+
+// applyBatch applies a durable batch in order, holding the answers of its
+// connections until releaseOutput.
+func (s *Server) applyBatch(reqs []*request) {
 	for _, r := range reqs {
 		if c := r.conn; c != nil {
 			s.holdOutput(c)
 		}
 		s.apply(r)
 	}
-	s.releaseOutput()
 }
 
 // syncBatch is a batch of prepared requests whose txns were handed to the
