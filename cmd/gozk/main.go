@@ -171,6 +171,15 @@ func runServer(c *cli.Context) error {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
 	defer stopTrace()
+	stopProfiles, err := startProfiles()
+	if err != nil {
+		return cli.Exit(err.Error(), exitRuntime)
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			logger.Error().Err(err).Msg("writing the profiles failed")
+		}
+	}()
 	mon := newMonitoring(cfg, logger)
 	sc := serverConfig(cfg, logger)
 	sc.EventLoops = applyProcs(sc.EventLoops)
