@@ -20,17 +20,7 @@ func TestSnapshotDamageIsNamed(t *testing.T) {
 		want   string
 	}{
 		{"flipped byte in a node chunk", func(s *Store) {
-			key := snapshotKey(zxid, kindNodes, 1)
-			v, closer, err := s.snaps.Get(key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad := append([]byte(nil), v...)
-			closer.Close()
-			bad[len(bad)/2] ^= 0x40
-			if err := s.snaps.Set(key, bad, pebble.Sync); err != nil {
-				t.Fatal(err)
-			}
+			flipChunkByte(t, s, snapshotKey(zxid, kindNodes, 1))
 		}, "nodes chunk 1: checksum mismatch"},
 		{"missing node chunk", func(s *Store) {
 			if err := s.snaps.Delete(snapshotKey(zxid, kindNodes, 2), pebble.Sync); err != nil {
@@ -113,5 +103,21 @@ func TestPurgeKeepsWhatRecoveryNeeds(t *testing.T) {
 	s = openTestStore(t, StoreOptions{DataDir: dir, ReadOnly: true})
 	if s.Log().PurgedBefore() != 61 {
 		t.Fatalf("PurgedBefore after reopening: %d", s.Log().PurgedBefore())
+	}
+}
+
+// flipChunkByte flips a bit in the middle of the stored chunk at key, as
+// a bad sector would.
+func flipChunkByte(t *testing.T, s *Store, key []byte) {
+	t.Helper()
+	v, closer, err := s.snaps.Get(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]byte(nil), v...)
+	closer.Close()
+	bad[len(bad)/2] ^= 0x40
+	if err := s.snaps.Set(key, bad, pebble.Sync); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/gozk/gozk/proto"
 )
 
@@ -85,17 +83,7 @@ func TestSnapshotLateDamageComesAfterTheNodesBeforeIt(t *testing.T) {
 	if tr.nodeChunks < 3 {
 		t.Fatalf("the snapshot has %d node chunks; the test needs more", tr.nodeChunks)
 	}
-	key := snapshotKey(zxid, kindNodes, uint32(tr.nodeChunks-1))
-	v, closer, err := s.snaps.Get(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := append([]byte(nil), v...)
-	closer.Close()
-	bad[len(bad)/2] ^= 0x40
-	if err := s.snaps.Set(key, bad, pebble.Sync); err != nil {
-		t.Fatal(err)
-	}
+	flipChunkByte(t, s, snapshotKey(zxid, kindNodes, uint32(tr.nodeChunks-1)))
 	got, _, err := readTestSnapshot(s, zxid)
 	var ce *CorruptionError
 	if !errors.As(err, &ce) {
