@@ -154,10 +154,22 @@ func (s *Server) OnClose(nc *netio.Conn, err error) {
 
 // OnFourLetterWord implements netio.Handler.
 func (s *Server) OnFourLetterWord(nc *netio.Conn, cmd string) []byte {
-	if c, _ := nc.Context().(*connection); c != nil {
+	c, _ := nc.Context().(*connection)
+	if c != nil {
 		c.fourLetter.Store(true)
 		s.mon.received(c, 0)
 	}
+	out := s.fourLetterOutput(nc, cmd)
+	if c != nil {
+		// Counted after the output is made: srvr and stat report the
+		// packets sent before their own, as Java's do.
+		s.mon.fourLetterSent(c, out)
+	}
+	return out
+}
+
+// fourLetterOutput is the answer to the four-letter word cmd.
+func (s *Server) fourLetterOutput(nc *netio.Conn, cmd string) []byte {
 	if !s.fourLetterAllowed(cmd) {
 		return []byte(cmd + " is not executed because it is not in the whitelist.\n")
 	}

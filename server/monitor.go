@@ -105,6 +105,36 @@ func (m *monitor) received(c *connection, n int) {
 	m.metrics.BytesReceived.Add(c.hint, int64(n)+4)
 }
 
+// fourLetterSent counts the output of a four-letter word as the packets
+// Java sends for it: its writer hands the socket one buffer per 8,192
+// UTF-16 units of text (and a last, shorter one), and counts each as a
+// packet sent, so `srvr` and `mntr` report what Java's would.
+func (m *monitor) fourLetterSent(c *connection, out []byte) {
+	if m.disabled {
+		return
+	}
+	n := int64(javaWriterBuffers(out))
+	c.stats.sent.Add(n)
+	m.stats.packetsSent.Add(c.hint, n)
+}
+
+// javaWriterBuffers is how many buffers Java's four-letter-word writer
+// sends for text: one per 8,192 UTF-16 units, rounded up.
+func javaWriterBuffers(text []byte) int {
+	units := 0
+	for _, r := range string(text) {
+		units++
+		if r > 0xFFFF {
+			units++ // a surrogate pair
+		}
+	}
+	return (units + javaWriterBufferUnits - 1) / javaWriterBufferUnits
+}
+
+// javaWriterBufferUnits is the size of the BufferedWriter in front of
+// Java's four-letter-word output, in chars.
+const javaWriterBufferUnits = 8192
+
 // sent counts one outgoing frame; replies (not notifications) also
 // record the response size, the cxid and the zxid, as Java's
 // sendResponse and updateStatsForResponse do.

@@ -192,6 +192,41 @@ func TestFourLetterWordsMatchJava(t *testing.T) {
 	compare("srst", exact)
 }
 
+// TestPacketCountsMatchJava checks the packet counters that srvr reports
+// after a run of four-letter words: Java counts each word received and
+// each buffer of its output sent (two for mntr's 16 KB), and a word's own
+// output only after it is printed. The servers' start-up probes differ,
+// so the counters are compared as steps from the first srvr.
+func TestPacketCountsMatchJava(t *testing.T) {
+	j := javazk.Start(t, javazk.Options{})
+	g := gozkproc.Start(t, gozkproc.Options{})
+	counters := regexp.MustCompile(`(?m)^Received: (\d+)\nSent: (\d+)$`)
+	steps := func(addr string) []string {
+		var out []string
+		var base [2]int
+		for i, w := range []string{"srvr", "srvr", "ruok", "srvr", "mntr", "srvr", "conf", "cons", "srvr", "stat"} {
+			answer := ask(t, addr, w)
+			if w != "srvr" && w != "stat" {
+				continue
+			}
+			m := counters.FindStringSubmatch(answer)
+			if m == nil {
+				t.Fatalf("%s on %s: no counters in %q", w, addr, answer)
+			}
+			recv, _ := strconv.Atoi(m[1])
+			sent, _ := strconv.Atoi(m[2])
+			if i == 0 {
+				base = [2]int{recv, sent}
+			}
+			out = append(out, fmt.Sprintf("after %d words: received +%d, sent +%d", i, recv-base[0], sent-base[1]))
+		}
+		return out
+	}
+	if js, gs := steps(j.Addr), steps(g.Addr()); !slices.Equal(js, gs) {
+		t.Errorf("packet counters differ\n--- Java 3.8.0 ---\n%s\n--- gozk ---\n%s", strings.Join(js, "\n"), strings.Join(gs, "\n"))
+	}
+}
+
 func TestNotWhitelisted(t *testing.T) {
 	// Verified against 3.8.0 with 4lw.commands.whitelist=srvr, stat.
 	g := gozkproc.Start(t, gozkproc.Options{Config: []string{"4lw.commands.whitelist=srvr, stat, ruok"}})
