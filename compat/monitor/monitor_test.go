@@ -196,7 +196,8 @@ func TestFourLetterWordsMatchJava(t *testing.T) {
 // after a run of four-letter words: Java counts each word received and
 // each buffer of its output sent (two for mntr's 16 KB), and a word's own
 // output only after it is printed. The servers' start-up probes differ,
-// so the counters are compared as steps from the first srvr.
+// so the counters are compared as steps from the first srvr, and from
+// zero after srst (whose own answer is counted after the reset).
 func TestPacketCountsMatchJava(t *testing.T) {
 	j := javazk.Start(t, javazk.Options{})
 	g := gozkproc.Start(t, gozkproc.Options{})
@@ -204,8 +205,11 @@ func TestPacketCountsMatchJava(t *testing.T) {
 	steps := func(addr string) []string {
 		var out []string
 		var base [2]int
-		for i, w := range []string{"srvr", "srvr", "ruok", "srvr", "mntr", "srvr", "conf", "cons", "srvr", "stat"} {
+		for i, w := range []string{"srvr", "srvr", "ruok", "srvr", "mntr", "srvr", "conf", "cons", "srvr", "stat", "srst", "srvr"} {
 			answer := ask(t, addr, w)
+			if w == "srst" {
+				base = [2]int{} // from here on, counted from zero
+			}
 			if w != "srvr" && w != "stat" {
 				continue
 			}
