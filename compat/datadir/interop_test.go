@@ -127,6 +127,9 @@ func logDirFor(t *testing.T) string {
 	}
 	d := filepath.Join(t.TempDir(), "datalog")
 	logDirs[t.Name()] = d
+	// With -count, the next run of the case has the same name and must
+	// not reuse this (removed) directory.
+	t.Cleanup(func() { delete(logDirs, t.Name()) })
 	return d
 }
 
