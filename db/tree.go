@@ -99,10 +99,7 @@ type Tree struct {
 	dataSize    int64 // Java's approximateDataSize, kept up to date
 	digest      int64 // wrapping sum of node digests
 	digestBlock [60]byte
-	// digestScratch holds a node's path, data and stat block for its
-	// digest (see Tree.nodeDigest).
-	digestScratch []byte
-	lastZxid      int64
+	lastZxid    int64
 
 	// javaEphemerals mirrors ephemerals as Java's HashSets, for the
 	// order clients see them in (see JavaStringSet).
