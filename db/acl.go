@@ -86,14 +86,7 @@ func (c *aclCache) intern(acl []proto.ACL) *aclEntry {
 		e = &aclEntry{id: c.lastID, acl: acl, hash: h, next: c.byHash[h]}
 		c.byHash[h] = e
 		c.count++
-		if k := len(c.free); k > 0 {
-			e.slot = c.free[k-1]
-			c.free = c.free[:k-1]
-			c.slots[e.slot] = e
-		} else {
-			e.slot = int32(len(c.slots))
-			c.slots = append(c.slots, e)
-		}
+		e.slot = claimSlot(&c.slots, &c.free, e)
 	}
 	e.refs++
 	return e

@@ -70,14 +70,7 @@ func (t *Tree) numChildren(n *node) int {
 func (t *Tree) newChildList(n *node) *childList {
 	l := &childList{capacity: javaChildCapacity, index: &t.nodes}
 	e := n.ext()
-	if k := len(t.freeLists); k > 0 {
-		e.kids = t.freeLists[k-1]
-		t.freeLists = t.freeLists[:k-1]
-		t.lists[e.kids] = l
-	} else {
-		e.kids = int32(len(t.lists))
-		t.lists = append(t.lists, l)
-	}
+	e.kids = claimSlot(&t.lists, &t.freeLists, l)
 	return l
 }
 
@@ -208,4 +201,18 @@ func (t *Tree) javaChildren(n *node) []*node {
 		out[i] = l.at(int(uint32(k)))
 	}
 	return out
+}
+
+// claimSlot stores v in the most recently freed slot of slots, or in a new
+// one, and returns its index: the ACL and child-list tables hand out
+// int32 indexes that nodes keep instead of pointers.
+func claimSlot[T any](slots *[]T, free *[]int32, v T) int32 {
+	if k := len(*free); k > 0 {
+		i := (*free)[k-1]
+		*free = (*free)[:k-1]
+		(*slots)[i] = v
+		return i
+	}
+	*slots = append(*slots, v)
+	return int32(len(*slots) - 1)
 }
