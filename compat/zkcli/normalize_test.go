@@ -104,3 +104,31 @@ func TestDiff(t *testing.T) {
 		t.Errorf("Diff of events:\n%s", d)
 	}
 }
+
+// TestNormalizeCutLine covers the event thread writing in the middle of a
+// command's line: ls prints its list in pieces, so a notification can land
+// between "[a, b" and "]".
+func TestNormalizeCutLine(t *testing.T) {
+	const ev = "WatchedEvent state:SyncConnected type:NodeChildrenChanged path:/w\n"
+	cases := []struct {
+		name, raw string
+		events    int
+	}{
+		{"event inside the line", "[a, b, c]\n\nWATCHER::\n[a, b\n" + ev + "]\nCreated /w/a/x\n", 1},
+		{"whole block inside", "[a, b, c]\n[a, b\nWATCHER::\n\n" + ev + "]\nCreated /w/a/x\n", 1},
+		{"rest between messages", "[a, b, c]\n[a, b\nWATCHER::\n]\n\n" + ev + "Created /w/a/x\n", 1},
+		{"cut before the newline", "[a, b, c]\n[a, b]\nWATCHER::\n\n" + ev + "\nCreated /w/a/x\n", 1},
+		{"cut twice", "[a, b, c]\n[a,\nWATCHER::\n\n" + ev + " b\nWATCHER::\n\n" + ev + "]\nCreated /w/a/x\n", 2},
+		{"no cut", "[a, b, c]\n\nWATCHER::\n\n" + ev + "[a, b]\nCreated /w/a/x\n", 1},
+	}
+	want := []string{"[a, b, c]", "[a, b]", "Created /w/a/x"}
+	for _, c := range cases {
+		got := Normalize(c.raw, "")
+		if d := Diff(Transcript{Lines: want, Events: got.Events}, got); d != "" {
+			t.Errorf("%s:\n%s\ngot:\n%s", c.name, d, got)
+		}
+		if len(got.Events) != c.events {
+			t.Errorf("%s: %d events, want %d", c.name, len(got.Events), c.events)
+		}
+	}
+}

@@ -148,11 +148,21 @@ func Normalize(raw, addr string) Transcript {
 	// Take out the watcher blocks: "", "WATCHER::", "", "WatchedEvent ...".
 	// When other output lands inside a block, the block's parts are
 	// found apart: split counts blocks whose event line is still to come.
+	//
+	// The event thread may also write in the middle of a command's line
+	// (ls prints a list in pieces): each watcher message starts with its
+	// own newline, so a message line right after a non-empty output line
+	// means that output line was cut, and the next output line is its
+	// rest. cut is the index in kept of such a line, or -1.
 	var kept []string
 	var t Transcript
 	split := 0
+	cut, lastKeptRaw := -1, -1
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
+		if isWatcherLine(l) && i > 0 && lastKeptRaw == i-1 && lines[i-1] != "" {
+			cut = len(kept) - 1
+		}
 		if l == "WATCHER::" {
 			if n := len(kept); n > 0 && kept[n-1] == "" {
 				kept = kept[:n-1]
@@ -186,7 +196,16 @@ func Normalize(raw, addr string) Transcript {
 			strings.HasPrefix(l, "JLine support is "):
 			continue
 		}
+		// An empty line just before a watcher message is that message's
+		// own leading newline, not the rest of a cut line.
+		leadsMessage := l == "" && i+1 < len(lines) && isWatcherLine(lines[i+1])
+		if cut >= 0 && !leadsMessage {
+			kept[cut] += l
+			cut, lastKeptRaw = -1, i
+			continue
+		}
 		kept = append(kept, l)
+		lastKeptRaw = i
 	}
 
 	// The Java client reports the watches one removewatches took away
@@ -219,6 +238,12 @@ func Normalize(raw, addr string) Transcript {
 		t.Lines = append(t.Lines, l)
 	}
 	return t
+}
+
+// isWatcherLine reports whether l is one of the two lines zkCli's event
+// thread prints for a notification.
+func isWatcherLine(l string) bool {
+	return l == "WATCHER::" || strings.HasPrefix(l, "WatchedEvent ")
 }
 
 var watchRemoved = regexp.MustCompile(`^state:\S+ type:\w+WatchRemoved path:(.*)$`)
