@@ -1,5 +1,7 @@
 package db
 
+import "slices"
+
 // childList is a node's children as Java's DataNode keeps them: a
 // java.util.HashSet<String> created with capacity 8 on the first child,
 // whose iteration order clients see (getChildren, and the order a
@@ -186,8 +188,16 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 	return keys
 }
 
-// childNameOffset is where the names of n's children start in their
-// paths: the root's path is "", its children's "/name".
+// appendLive appends the children to dst in insertion order.
+func (l *childList) appendLive(dst []*node) []*node {
+	dst = slices.Grow(dst, int(l.live))
+	for _, k := range l.ids {
+		if k != noChild {
+			dst = append(dst, l.index.nodes[k])
+		}
+	}
+	return dst
+}
 
 // javaChildren returns n's children in Java's iteration order.
 func (t *Tree) javaChildren(n *node) []*node {

@@ -37,6 +37,7 @@ type FuzzyWalk struct {
 	zxid  int64
 	stack []*node
 	keys  []uint64 // scratch for childList.javaOrder
+	kids  []*node  // the children of a large child list, copied for pushKids
 }
 
 // StartFuzzyWalk begins a walk at the current LastProcessedZxid.
@@ -51,15 +52,19 @@ func (w *FuzzyWalk) Zxid() int64 { return w.zxid }
 
 // Next appends the next nodes to dst[:0] and returns them, empty when the
 // walk is over (never before). It holds the read lock while it copies about budget nodes
-// and child pointers (a node with many children is copied whole), and not
-// while the caller handles them.
+// and child pointers, and not while the caller handles them. A node with
+// more children than budget ends the step: its children are copied as
+// they stand, as node pointers, and put in Java's order after the lock is
+// released (hashing a million names takes longer than any write should
+// wait); the pointers stay valid, as a node's name never changes, and
+// current tells when they pop whether each was deleted or replaced since.
 func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 	dst = dst[:0]
 	t := w.t
 	t.mu.RLock()
-	defer t.mu.RUnlock()
 	touchAhead(w.stack, budget)
 	work := 0
+	big, nameOff, mask := false, 0, uint32(0)
 	for len(w.stack) > 0 && (work < budget || len(dst) == 0) {
 		n := w.stack[len(w.stack)-1]
 		w.stack[len(w.stack)-1] = nil
@@ -70,26 +75,58 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 		}
 		acl := t.acls.slots[n.acl]
 		dst = append(dst, SnapshotNode{Path: n.path(), Data: t.dataOf(n), ACLID: acl.id, ACL: acl.acl, Stat: n.persisted()})
-		if l := t.childList(n); l != nil && l.live > 0 {
-			// Sized once, not grown by appends: the keys and
-			// the stack of a node with a million children are 8
-			// MB each, and a snapshot's garbage is GC work that
-			// the requests pay for. Twice the keys leaves
-			// sortBuckets its scratch space.
-			if cap(w.keys) < 2*int(l.live) {
-				w.keys = make([]uint64, 0, 2*int(l.live))
-			}
-			w.keys = l.javaOrder(w.keys, n.childNameOffset())
-			w.stack = slices.Grow(w.stack, len(w.keys))
-			// Pushed last to first, so that they come out in Java's
-			// order (see Walk).
-			for i := len(w.keys) - 1; i >= 0; i-- {
-				w.stack = append(w.stack, l.at(int(uint32(w.keys[i]))))
-			}
-			work += len(w.keys)
+		l := t.childList(n)
+		if l == nil || l.live == 0 {
+			continue
 		}
+		if int(l.live) > budget {
+			w.kids = l.appendLive(w.kids[:0])
+			big, nameOff, mask = true, n.childNameOffset(), uint32(l.capacity-1)
+			break
+		}
+		// Sized once, not grown by appends: the keys and the stack of a
+		// node with many children are large, and a snapshot's garbage
+		// is GC work that the requests pay for. Twice the keys leaves
+		// sortBuckets its scratch space.
+		if cap(w.keys) < 2*int(l.live) {
+			w.keys = make([]uint64, 0, 2*int(l.live))
+		}
+		w.keys = l.javaOrder(w.keys, n.childNameOffset())
+		w.stack = slices.Grow(w.stack, len(w.keys))
+		// Pushed last to first, so that they come out in Java's order
+		// (see Walk).
+		for i := len(w.keys) - 1; i >= 0; i-- {
+			w.stack = append(w.stack, l.at(int(uint32(w.keys[i]))))
+		}
+		work += len(w.keys)
+	}
+	t.mu.RUnlock()
+	if big {
+		w.pushKids(nameOff, mask)
 	}
 	return dst
+}
+
+// pushKids pushes w.kids, the children of one node copied under the lock,
+// in Java's order: by bucket of their names in a table of mask+1 buckets,
+// stably, as childList.javaOrder orders them. nameOff is where the names
+// start in their paths.
+func (w *FuzzyWalk) pushKids(nameOff int, mask uint32) {
+	if cap(w.keys) < 2*len(w.kids) {
+		w.keys = make([]uint64, 0, 2*len(w.kids))
+	}
+	keys := w.keys[:0]
+	for i, c := range w.kids {
+		keys = append(keys, uint64(javaSpreadHash(c.path()[nameOff:])&mask)<<32|uint64(i))
+	}
+	sortBuckets(keys, mask)
+	w.stack = slices.Grow(w.stack, len(keys))
+	for i := len(keys) - 1; i >= 0; i-- {
+		w.stack = append(w.stack, w.kids[uint32(keys[i])])
+	}
+	clear(w.kids) // the walk must not keep deleted nodes alive
+	w.kids = w.kids[:0]
+	w.keys = keys
 }
 
 // touchAhead reads the stat of each of the last n nodes of stack, the

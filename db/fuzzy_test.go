@@ -2,8 +2,11 @@ package db
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gozk/gozk/proto"
 )
 
 // TestFuzzyWalkReplayConverges walks a tree while txns keep being applied
@@ -97,5 +100,81 @@ func TestFuzzyWalkReplayConverges(t *testing.T) {
 			}
 			assertDigestConsistent(t, got)
 		})
+	}
+}
+
+// TestFuzzyWalkLargeChildList: a child list longer than the step's budget
+// is ordered outside the lock, from node pointers copied under it. The
+// order must be Java's, as WalkSnapshot gives it, and the changes between
+// the copy and each child's turn must show: deleted children skipped, new
+// data copied, children added after the copy not seen.
+func TestFuzzyWalkLargeChildList(t *testing.T) {
+	const kids = 5000
+	tree := New(Options{DigestEnabled: true})
+	zxid := int64(1)
+	tree.Apply(createTxn(zxid, "/big", nil, 1))
+	for i := range kids {
+		zxid++
+		tree.Apply(createTxn(zxid, fmt.Sprintf("/big/k%d", i), []byte("old"), int32(i+1)))
+	}
+	var want []string
+	if err := tree.WalkSnapshot(func([]proto.ACLCacheEntry) error { return nil },
+		func(path string, _ []byte, _ int64, _ proto.StatPersisted) error {
+			want = append(want, path)
+			return nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+
+	w := tree.StartFuzzyWalk()
+	var got []SnapshotNode
+	for len(got) == 0 || got[len(got)-1].Path != "/big" {
+		b := w.Next(nil, 100)
+		if len(b) == 0 {
+			t.Fatal("the walk ended before /big")
+		}
+		got = append(got, b...)
+	}
+	// /big's children are copied; change some of them before their turn.
+	deleted, changed := map[string]bool{}, map[string]bool{}
+	for i := 0; i < kids; i += 7 {
+		zxid++
+		p := fmt.Sprintf("/big/k%d", i)
+		if i%2 == 0 {
+			tree.Apply(deleteTxn(zxid, p))
+			deleted[p] = true
+		} else {
+			tree.Apply(setDataTxn(zxid, p, []byte("new"), 0))
+			changed[p] = true
+		}
+	}
+	zxid++
+	tree.Apply(createTxn(zxid, "/big/late", nil, kids+1))
+	for b := w.Next(nil, 100); len(b) > 0; b = w.Next(nil, 100) {
+		got = append(got, b...)
+	}
+
+	var wantLeft []string
+	for _, p := range want {
+		if !deleted[p] {
+			wantLeft = append(wantLeft, p)
+		}
+	}
+	var gotPaths []string
+	for _, n := range got {
+		gotPaths = append(gotPaths, n.Path)
+		wantData := "old"
+		if changed[n.Path] {
+			wantData = "new"
+		}
+		if strings.HasPrefix(n.Path, "/big/k") && string(n.Data) != wantData {
+			t.Errorf("%s copied with data %q, want %q", n.Path, n.Data, wantData)
+		}
+	}
+	if !slices.Equal(gotPaths, wantLeft) {
+		t.Errorf("walk order differs from WalkSnapshot's less the deleted children (%d against %d paths)", len(gotPaths), len(wantLeft))
+	}
+	if len(w.kids) != 0 {
+		t.Errorf("the walk still holds %d copied children", len(w.kids))
 	}
 }
