@@ -407,9 +407,19 @@ func (w *SnapshotWriter) Commit(digest *proto.ZxidDigest) (SnapshotInfo, error) 
 			return SnapshotInfo{}, fmt.Errorf("persistence: replacing snapshot 0x%x in %s: %w", w.zxid, w.s.snapDir, err)
 		}
 	}
+	// A handle on the table, taken before Pebble links it into the store
+	// (the same file), to drop its cached pages once a newer snapshot is
+	// durable (see snapshotPages). Without one the pages stay cached.
+	table, openErr := w.s.fs.Open(w.tmp)
 	if err := w.s.snaps.Ingest(context.Background(), []string{w.tmp}); err != nil {
+		if openErr == nil {
+			table.Close()
+		}
 		w.s.fs.Remove(w.tmp)
 		return SnapshotInfo{}, fmt.Errorf("persistence: adding snapshot 0x%x to %s: %w", w.zxid, w.s.snapDir, err)
+	}
+	if openErr == nil {
+		w.s.pages.committed(table)
 	}
 	return info, nil
 }

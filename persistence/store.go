@@ -55,6 +55,9 @@ type Store struct {
 	// tmpSeq names the temporary table files of snapshot writers.
 	tmpSeq atomic.Uint64
 
+	// pages keeps the newest snapshot cached and drops the older ones.
+	pages snapshotPages
+
 	// life: Close waits for every reader and open SnapshotWriter that
 	// got in before it.
 	life gate
@@ -143,6 +146,7 @@ func (s *Store) Close() error {
 	if err := s.life.close(); err != nil {
 		return err
 	}
+	s.pages.close()
 	var errs []error
 	if err := s.snaps.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("persistence: closing %s: %w", s.snapDir, err))
