@@ -40,7 +40,7 @@ func (l *childList) at(i int) *node {
 	if k == noChild {
 		return nil
 	}
-	return l.index.nodes[k]
+	return l.index.node(k)
 }
 
 const (
@@ -160,7 +160,7 @@ func (l *childList) compact() {
 	}
 	for _, k := range old {
 		if k != noChild {
-			l.index.nodes[k].slot = int32(len(list))
+			l.index.node(k).slot = int32(len(list))
 			list = append(list, k)
 		}
 	}
@@ -177,12 +177,11 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 		return keys
 	}
 	mask := uint32(l.capacity - 1)
-	nodes := l.index.nodes
 	for i, k := range l.ids {
 		if k == noChild {
 			continue
 		}
-		keys = append(keys, uint64(javaSpreadHash(nodes[k].path()[off:])&mask)<<32|uint64(i))
+		keys = append(keys, uint64(javaSpreadHash(l.index.node(k).path()[off:])&mask)<<32|uint64(i))
 	}
 	sortBuckets(keys, mask)
 	return keys
@@ -193,7 +192,7 @@ func (l *childList) appendLive(dst []*node) []*node {
 	dst = slices.Grow(dst, int(l.live))
 	for _, k := range l.ids {
 		if k != noChild {
-			dst = append(dst, l.index.nodes[k])
+			dst = append(dst, l.index.node(k))
 		}
 	}
 	return dst

@@ -8,24 +8,56 @@ import (
 // pathIndex finds nodes by path. A map[string]*node costs about 50 bytes
 // per node at a million nodes (a 24-byte slot of two pointers, at the
 // load factor its tables average), all of it scanned by the collector.
-// This index keeps the nodes in a slice (8 bytes each, the only pointers)
-// and finds them through an open-addressing table of 8-byte slots without
-// pointers, each holding 32 bits of the path's hash and the node's index
-// in that slice: about 24 bytes per node, and the key is the node's own
-// path.
+// This index keeps the nodes in a chunked array (8 bytes each, the only
+// pointers) and finds them through an open-addressing table of 8-byte
+// slots without pointers, each holding 32 bits of the path's hash and the
+// node's index in that array: about 24 bytes per node, and the key is
+// the node's own path.
 //
 // The table uses linear probing with at most three quarters of its slots
 // full, and backward-shift deletion (no tombstones): the hash bits in a
 // slot give its home position, so nothing is rehashed from the paths.
+//
+// Nothing here takes time in proportion to the tree at once, as every
+// write waits while the index changes: the node array grows a chunk at a
+// time without moving what it holds, and when the table doubles, its
+// entries move to the new one a few at a time with each later insert or
+// removal (see step), lookups meanwhile trying both. Doubling a table of
+// a million nodes at once held every write for 16 ms.
 type pathIndex struct {
 	seed  maphash.Seed
-	slots []uint64 // hash<<32 | (index in nodes + 1); 0: empty
-	nodes []*node  // nil where a node was removed (see free)
-	free  []uint32 // indexes of nil entries of nodes
-	count int
+	slots []uint64 // hash<<32 | (node index + 1); 0: empty
+
+	// old is the table before the last doubling while its entries move
+	// to slots: old[:moved] have moved (or were removed), the rest are
+	// only here. A removal marks an unmoved entry slotGone, keeping the
+	// probe runs through it intact.
+	old   []uint64
+	moved int
+
+	chunks [][]*node // the nodes by index; nil where one was removed (see free)
+	next   uint32    // indexes below next have been handed out
+	free   []uint32  // indexes of nil entries
+	count  int
 }
 
-const pathIndexMinSlots = 64
+const (
+	pathIndexMinSlots = 64
+
+	// nodeChunkBits sizes a chunk of the node array: 65,536 pointers,
+	// 512 KiB; smaller chunks made lookups in a large tree slower (more
+	// TLB misses).
+	nodeChunkBits = 16
+	nodeChunkMask = 1<<nodeChunkBits - 1
+
+	// slotGone marks a removed entry in the old table.
+	slotGone = ^uint64(0)
+
+	// moveStep is how many old slots each insert or removal moves: with
+	// the new table twice the old, the move ends long before the new one
+	// fills, and costs about a microsecond per write while it lasts.
+	moveStep = 128
+)
 
 func (x *pathIndex) init() {
 	x.seed = maphash.MakeSeed()
@@ -36,6 +68,11 @@ func (x *pathIndex) hash(path string) uint32 { return uint32(maphash.String(x.se
 
 func (x *pathIndex) len() int { return x.count }
 
+// node is the node at index k, nil if it was removed.
+func (x *pathIndex) node(k uint32) *node { return x.chunks[k>>nodeChunkBits][k&nodeChunkMask] }
+
+func (x *pathIndex) setNode(k uint32, n *node) { x.chunks[k>>nodeChunkBits][k&nodeChunkMask] = n }
+
 // find returns the position of path in slots (or of the empty slot that
 // ends its probe) and whether it is there.
 func (x *pathIndex) find(path string, h uint32) (int, bool) {
@@ -45,23 +82,56 @@ func (x *pathIndex) find(path string, h uint32) (int, bool) {
 		if e == 0 {
 			return int(i), false
 		}
-		if uint32(e>>32) == h && x.nodes[uint32(e)-1].path() == path {
+		if uint32(e>>32) == h && x.node(uint32(e)-1).path() == path {
 			return int(i), true
 		}
 	}
 }
 
+// findOld returns the position of path among the entries of the old table
+// that have not moved, and whether it is there.
+func (x *pathIndex) findOld(path string, h uint32) (int, bool) {
+	if x.old == nil {
+		return 0, false
+	}
+	mask := uint32(len(x.old) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := x.old[i]
+		switch {
+		case e == 0:
+			return 0, false
+		case e == slotGone || int(i) < x.moved:
+			// Removed, or moved (then it would have been found in
+			// slots): the run goes on past it.
+		case uint32(e>>32) == h && x.node(uint32(e)-1).path() == path:
+			return int(i), true
+		}
+	}
+}
+
+// indexOfPath returns the index of the node with path and whether there
+// is one.
+func (x *pathIndex) indexOfPath(path string) (uint32, bool) {
+	h := x.hash(path)
+	if i, ok := x.find(path, h); ok {
+		return uint32(x.slots[i]) - 1, true
+	}
+	if i, ok := x.findOld(path, h); ok {
+		return uint32(x.old[i]) - 1, true
+	}
+	return 0, false
+}
+
 func (x *pathIndex) get(path string) *node {
-	i, ok := x.find(path, x.hash(path))
+	k, ok := x.indexOfPath(path)
 	if !ok {
 		return nil
 	}
-	return x.nodes[uint32(x.slots[i])-1]
+	return x.node(k)
 }
 
-// insert adds n under its path and returns its index in x.nodes, unless
-// a node has that path already: then it reports false and changes
-// nothing.
+// insert adds n under its path and returns its index, unless a node has
+// that path already: then it reports false and changes nothing.
 func (x *pathIndex) insert(n *node) (uint32, bool) {
 	path := n.path()
 	h := x.hash(path)
@@ -69,49 +139,56 @@ func (x *pathIndex) insert(n *node) (uint32, bool) {
 	if found {
 		return 0, false
 	}
-	if (x.count+1)*4 > len(x.slots)*3 {
-		x.resize(len(x.slots) * 2)
-		i, _ = x.find(path, h)
+	if _, ok := x.findOld(path, h); ok {
+		return 0, false
 	}
+	x.step()
+	if (x.count+1)*4 > len(x.slots)*3 {
+		x.grow()
+	}
+	i, _ = x.find(path, h)
 	var k uint32
 	if f := len(x.free); f > 0 {
 		k = x.free[f-1]
 		x.free = x.free[:f-1]
-		x.nodes[k] = n
 	} else {
-		k = uint32(len(x.nodes))
-		x.nodes = append(x.nodes, n)
+		k = x.next
+		if k&nodeChunkMask == 0 {
+			x.chunks = append(x.chunks, make([]*node, 1<<nodeChunkBits))
+		}
+		x.next++
 	}
+	x.setNode(k, n)
 	x.slots[i] = uint64(h)<<32 | uint64(k+1)
 	x.count++
 	return k, true
 }
 
-// indexOf returns the index in x.nodes of the node with path, which must
-// be there.
+// indexOf returns the index of the node with path, which must be there.
 func (x *pathIndex) indexOf(path string) uint32 {
-	i, _ := x.find(path, x.hash(path))
-	return uint32(x.slots[i]) - 1
+	k, _ := x.indexOfPath(path)
+	return k
 }
 
 // replace puts nn in the place of the node with nn's path, which must be
 // there.
 func (x *pathIndex) replace(nn *node) {
-	path := nn.path()
-	i, _ := x.find(path, x.hash(path))
-	x.nodes[uint32(x.slots[i])-1] = nn
+	x.setNode(x.indexOf(nn.path()), nn)
 }
 
 // remove takes the node with path out, if there is one.
 func (x *pathIndex) remove(path string) {
-	i, ok := x.find(path, x.hash(path))
+	h := x.hash(path)
+	i, ok := x.find(path, h)
 	if !ok {
+		if j, ok := x.findOld(path, h); ok {
+			x.release(uint32(x.old[j]) - 1)
+			x.old[j] = slotGone
+			x.step()
+		}
 		return
 	}
-	k := uint32(x.slots[i]) - 1
-	x.nodes[k] = nil
-	x.free = append(x.free, k)
-	x.count--
+	x.release(uint32(x.slots[i]) - 1)
 	// Backward shift: move up each following entry of the run whose home
 	// is not between the hole and itself, so every probe still finds it.
 	mask := uint32(len(x.slots) - 1)
@@ -128,6 +205,56 @@ func (x *pathIndex) remove(path string) {
 		}
 	}
 	x.slots[hole] = 0
+	x.step()
+}
+
+// release frees index k.
+func (x *pathIndex) release(k uint32) {
+	x.setNode(k, nil)
+	x.free = append(x.free, k)
+	x.count--
+}
+
+// grow doubles the table; its entries move over in later steps.
+func (x *pathIndex) grow() {
+	x.finishMove()
+	x.old, x.moved = x.slots, 0
+	x.slots = make([]uint64, 2*len(x.old))
+	x.step()
+}
+
+// step moves the next moveStep slots of the old table, if any.
+func (x *pathIndex) step() {
+	if x.old == nil {
+		return
+	}
+	end := min(x.moved+moveStep, len(x.old))
+	for _, e := range x.old[x.moved:end] {
+		if e != 0 && e != slotGone {
+			x.put(e)
+		}
+	}
+	x.moved = end
+	if end == len(x.old) {
+		x.old, x.moved = nil, 0
+	}
+}
+
+// finishMove moves what is left of the old table.
+func (x *pathIndex) finishMove() {
+	for x.old != nil {
+		x.step()
+	}
+}
+
+// put stores entry e in slots at the first free place from its home.
+func (x *pathIndex) put(e uint64) {
+	mask := uint32(len(x.slots) - 1)
+	i := uint32(e>>32) & mask
+	for x.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = e
 }
 
 // reserve makes room for n more nodes without growing.
@@ -140,35 +267,29 @@ func (x *pathIndex) reserve(n int) {
 	if size > len(x.slots) {
 		x.resize(size)
 	}
-	if cap(x.nodes)-len(x.nodes)+len(x.free) < n {
-		nodes := make([]*node, len(x.nodes), len(x.nodes)+n)
-		copy(nodes, x.nodes)
-		x.nodes = nodes
-	}
 }
 
+// resize rehashes the table into size slots at once; for loads, before
+// any client waits on the tree.
 func (x *pathIndex) resize(size int) {
+	x.finishMove()
 	old := x.slots
 	x.slots = make([]uint64, size)
-	mask := uint32(size - 1)
 	for _, e := range old {
-		if e == 0 {
-			continue
+		if e != 0 {
+			x.put(e)
 		}
-		i := uint32(e>>32) & mask
-		for x.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		x.slots[i] = e
 	}
 }
 
 // all yields every node, in no particular order.
 func (x *pathIndex) all() iter.Seq[*node] {
 	return func(yield func(*node) bool) {
-		for _, n := range x.nodes {
-			if n != nil && !yield(n) {
-				return
+		for _, c := range x.chunks {
+			for _, n := range c {
+				if n != nil && !yield(n) {
+					return
+				}
 			}
 		}
 	}

@@ -70,3 +70,84 @@ func TestPathIndexAgainstMap(t *testing.T) {
 		t.Errorf("reserve(100000) left %d slots", len(x.slots))
 	}
 }
+
+// TestPathIndexGrowsInSteps works on the index while a doubled table's
+// entries are still moving over: lookups, inserts, replacements and
+// removals of moved and unmoved entries alike must all see one
+// consistent index, and the move must end.
+func TestPathIndexGrowsInSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var x pathIndex
+	x.init()
+	model := map[string]*node{}
+	var paths []string
+	add := func(p string) {
+		n := newNode(p, nil, false)
+		if _, ok := x.insert(n); !ok {
+			t.Fatalf("insert(%q) found it there", p)
+		}
+		model[p] = n
+		paths = append(paths, p)
+	}
+	check := func(what string) {
+		t.Helper()
+		if x.len() != len(model) {
+			t.Fatalf("%s: %d nodes, want %d", what, x.len(), len(model))
+		}
+		for p, n := range model {
+			if got := x.get(p); got != n {
+				t.Fatalf("%s: get(%q) = %p, want %p", what, p, got, n)
+			}
+		}
+		for _, p := range paths {
+			if model[p] == nil && x.get(p) != nil {
+				t.Fatalf("%s: removed %q still found", what, p)
+			}
+		}
+	}
+	grown := 0
+	for i := 0; grown < 3; i++ {
+		before := len(x.slots)
+		add(fmt.Sprintf("/g/%d", i))
+		if len(x.slots) == before || len(x.slots) < 8192 {
+			continue
+		}
+		grown++
+		// Mid-move: mix every operation, over old and new paths.
+		for step := 0; x.old != nil; step++ {
+			if step > len(x.old) {
+				t.Fatal("the move does not end")
+			}
+			p := paths[rng.IntN(len(paths))]
+			switch op := rng.IntN(4); {
+			case model[p] == nil:
+				add(p)
+			case op == 0:
+				nn := model[p].copyWith([]byte("x"), true)
+				x.replace(nn)
+				model[p] = nn
+			case op == 1:
+				if _, ok := x.insert(newNode(p, nil, false)); ok {
+					t.Fatalf("a second %q was inserted mid-move", p)
+				}
+			default:
+				x.remove(p)
+				delete(model, p)
+			}
+			if step%4 == 0 {
+				check(fmt.Sprintf("growth %d, step %d", grown, step))
+			}
+		}
+		check(fmt.Sprintf("after growth %d", grown))
+	}
+	seen := 0
+	for n := range x.all() {
+		if model[n.path()] != n {
+			t.Fatalf("all yields a stale %q", n.path())
+		}
+		seen++
+	}
+	if seen != len(model) {
+		t.Fatalf("all yields %d nodes, want %d", seen, len(model))
+	}
+}

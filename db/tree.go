@@ -424,9 +424,9 @@ func (t *Tree) GetChildren(path string, dst []string) (children []string, stat p
 		children = make([]string, 0, t.numChildren(n))
 	}
 	if l := t.childList(n); l != nil {
-		off, nodes := n.childNameOffset(), l.index.nodes
+		off := n.childNameOffset()
 		for _, k := range l.javaOrder(buf[:0], off) {
-			children = append(children, nodes[l.ids[uint32(k)]].path()[off:])
+			children = append(children, l.index.node(l.ids[uint32(k)]).path()[off:])
 		}
 	}
 	stat, acl = t.visibleStat(n), t.acls.slots[n.acl].acl
