@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/gozk/gozk/proto"
 )
 
 // TestFuzzyWalkReplayConverges walks a tree while txns keep being applied
@@ -117,14 +115,7 @@ func TestFuzzyWalkLargeChildList(t *testing.T) {
 		zxid++
 		tree.Apply(createTxn(zxid, fmt.Sprintf("/big/k%d", i), []byte("old"), int32(i+1)))
 	}
-	var want []string
-	if err := tree.WalkSnapshot(func([]proto.ACLCacheEntry) error { return nil },
-		func(path string, _ []byte, _ int64, _ proto.StatPersisted) error {
-			want = append(want, path)
-			return nil
-		}); err != nil {
-		t.Fatal(err)
-	}
+	want := snapshotPaths(t, tree)
 
 	w := tree.StartFuzzyWalk()
 	var got []SnapshotNode

@@ -16,24 +16,7 @@ func TestPathIndexAgainstMap(t *testing.T) {
 	model := map[string]*node{}
 	check := func(step int) {
 		t.Helper()
-		if x.len() != len(model) {
-			t.Fatalf("step %d: %d nodes, want %d", step, x.len(), len(model))
-		}
-		for p, n := range model {
-			if got := x.get(p); got != n {
-				t.Fatalf("step %d: get(%q) = %p, want %p", step, p, got, n)
-			}
-		}
-		seen := 0
-		for n := range x.all() {
-			if model[n.path()] != n {
-				t.Fatalf("step %d: all yields a stale %q", step, n.path())
-			}
-			seen++
-		}
-		if seen != len(model) {
-			t.Fatalf("step %d: all yields %d nodes, want %d", step, seen, len(model))
-		}
+		checkIndex(t, &x, model, fmt.Sprintf("step %d", step))
 	}
 	for step := range 40000 {
 		// A universe that the table holds at high and low load in turn.
@@ -91,14 +74,7 @@ func TestPathIndexGrowsInSteps(t *testing.T) {
 	}
 	check := func(what string) {
 		t.Helper()
-		if x.len() != len(model) {
-			t.Fatalf("%s: %d nodes, want %d", what, x.len(), len(model))
-		}
-		for p, n := range model {
-			if got := x.get(p); got != n {
-				t.Fatalf("%s: get(%q) = %p, want %p", what, p, got, n)
-			}
-		}
+		checkIndex(t, &x, model, what)
 		for _, p := range paths {
 			if model[p] == nil && x.get(p) != nil {
 				t.Fatalf("%s: removed %q still found", what, p)
@@ -140,14 +116,28 @@ func TestPathIndexGrowsInSteps(t *testing.T) {
 		}
 		check(fmt.Sprintf("after growth %d", grown))
 	}
+}
+
+// checkIndex compares x with model: its size, a get of every path, and
+// what all yields.
+func checkIndex(t *testing.T, x *pathIndex, model map[string]*node, what string) {
+	t.Helper()
+	if x.len() != len(model) {
+		t.Fatalf("%s: %d nodes, want %d", what, x.len(), len(model))
+	}
+	for p, n := range model {
+		if got := x.get(p); got != n {
+			t.Fatalf("%s: get(%q) = %p, want %p", what, p, got, n)
+		}
+	}
 	seen := 0
 	for n := range x.all() {
 		if model[n.path()] != n {
-			t.Fatalf("all yields a stale %q", n.path())
+			t.Fatalf("%s: all yields a stale %q", what, n.path())
 		}
 		seen++
 	}
 	if seen != len(model) {
-		t.Fatalf("all yields %d nodes, want %d", seen, len(model))
+		t.Fatalf("%s: all yields %d nodes, want %d", what, seen, len(model))
 	}
 }

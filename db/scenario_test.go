@@ -285,14 +285,7 @@ func dumpTree(out *strings.Builder, tree *Tree) {
 // nodes in the same order.
 func restartTree(t *testing.T, tree *Tree, opts Options) *Tree {
 	t.Helper()
-	var walked []string
-	if err := tree.WalkSnapshot(func([]proto.ACLCacheEntry) error { return nil },
-		func(path string, _ []byte, _ int64, _ proto.StatPersisted) error {
-			walked = append(walked, path)
-			return nil
-		}); err != nil {
-		t.Fatal(err)
-	}
+	walked := snapshotPaths(t, tree)
 	nt := New(opts)
 	ld := nt.NewLoader()
 	w := tree.StartFuzzyWalk()
@@ -315,4 +308,18 @@ func restartTree(t *testing.T, tree *Tree, opts Options) *Tree {
 	nt.FinishLoad()
 	nt.SetLastProcessedZxid(tree.LastProcessedZxid())
 	return nt
+}
+
+// snapshotPaths lists the paths WalkSnapshot yields, in its order.
+func snapshotPaths(t *testing.T, tree *Tree) []string {
+	t.Helper()
+	var paths []string
+	if err := tree.WalkSnapshot(func([]proto.ACLCacheEntry) error { return nil },
+		func(path string, _ []byte, _ int64, _ proto.StatPersisted) error {
+			paths = append(paths, path)
+			return nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	return paths
 }
