@@ -112,7 +112,11 @@ func (x *pathIndex) findOld(path string, h uint32) (int, bool) {
 // indexOfPath returns the index of the node with path and whether there
 // is one.
 func (x *pathIndex) indexOfPath(path string) (uint32, bool) {
-	h := x.hash(path)
+	return x.indexOfHashed(path, x.hash(path))
+}
+
+// indexOfHashed is indexOfPath with path's hash h.
+func (x *pathIndex) indexOfHashed(path string, h uint32) (uint32, bool) {
 	if i, ok := x.find(path, h); ok {
 		return uint32(x.slots[i]) - 1, true
 	}
@@ -135,18 +139,15 @@ func (x *pathIndex) get(path string) *node {
 func (x *pathIndex) insert(n *node) (uint32, bool) {
 	path := n.path()
 	h := x.hash(path)
-	i, found := x.find(path, h)
-	if found {
+	if _, ok := x.indexOfHashed(path, h); ok {
 		return 0, false
 	}
-	if _, ok := x.findOld(path, h); ok {
-		return 0, false
-	}
+	// The move and a doubling change where path goes: found after them.
 	x.step()
 	if (x.count+1)*4 > len(x.slots)*3 {
 		x.grow()
 	}
-	i, _ = x.find(path, h)
+	i, _ := x.find(path, h)
 	var k uint32
 	if f := len(x.free); f > 0 {
 		k = x.free[f-1]
