@@ -110,11 +110,12 @@ type Server struct {
 	applyMu sync.RWMutex
 
 	// Snapshots: the sync stage counts logged txns (sinceSnap, snapAfter
-	// are its own) and pokes snapTrigger; snapMu admits one snapshot at a
-	// time.
+	// are its own) and pokes snapTrigger unless a snapshot is being
+	// written (snapping); snapMu admits one snapshot at a time.
 	sinceSnap, snapAfter int
 	snapTrigger          chan struct{}
 	snapMu               sync.Mutex
+	snapping             atomic.Bool
 
 	outstanding     atomic.Int64
 	fourLetterWords func(cmd string) []byte

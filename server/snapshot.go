@@ -28,8 +28,11 @@ func snapThreshold(snapCount int) int {
 
 // countLogged is called by the sync stage after each durable batch; it
 // asks the snapshot loop for a snapshot once enough txns were logged since
-// the last one. Java skips the snapshot if one is still running; so does
-// snapshotLoop.
+// the last request. As in Java's SyncRequestProcessor, a request that
+// comes while a snapshot is being written is dropped, not queued, and the
+// count starts again: with a large tree under a heavy write load the
+// snapshots then follow each other at the threshold's distance, not back
+// to back.
 func (s *Server) countLogged(n int) {
 	s.sinceSnap += n
 	if s.sinceSnap <= s.snapAfter {
@@ -37,6 +40,10 @@ func (s *Server) countLogged(n int) {
 	}
 	s.sinceSnap = 0
 	s.snapAfter = snapThreshold(s.cfg.SnapCount)
+	if s.snapping.Load() {
+		s.logger.Warn().Msg("too busy to snapshot, skipping")
+		return
+	}
 	select {
 	case s.snapTrigger <- struct{}{}:
 	default:
@@ -77,6 +84,8 @@ func (s *Server) TakeSnapshot() (persistence.SnapshotInfo, error) {
 }
 
 func (s *Server) takeSnapshotLocked() (persistence.SnapshotInfo, error) {
+	s.snapping.Store(true)
+	defer s.snapping.Store(false)
 	began := time.Now()
 	walk := s.tree.StartFuzzyWalk()
 	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", walk.Zxid())).Msg("taking a snapshot")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/rs/zerolog"
 )
 
 // TestSnapshotsAndRecovery: snapCount-triggered and on-demand snapshots
@@ -116,5 +117,29 @@ func TestStartupSnapshot(t *testing.T) {
 	list, err := s.store.Snapshots()
 	if err != nil || len(list) == 0 || list[0].Zxid < want {
 		t.Fatalf("snapshots after a start that replayed up to 0x%x: %+v %v", want, list, err)
+	}
+}
+
+// TestSnapshotRequestWhileSnapping: as in Java's SyncRequestProcessor, a
+// snapshot due while one is being written is skipped, not queued to run
+// right after it, and the count of logged txns starts again.
+func TestSnapshotRequestWhileSnapping(t *testing.T) {
+	s := &Server{cfg: Config{SnapCount: 10}, snapTrigger: make(chan struct{}, 1), snapAfter: 5, logger: zerolog.Nop()}
+	s.snapping.Store(true)
+	s.countLogged(6)
+	if len(s.snapTrigger) != 0 {
+		t.Fatal("a snapshot due while one is written was queued")
+	}
+	if s.sinceSnap != 0 {
+		t.Fatalf("the count goes on from %d after a skipped snapshot", s.sinceSnap)
+	}
+	s.snapping.Store(false)
+	s.countLogged(s.snapAfter)
+	if len(s.snapTrigger) != 0 {
+		t.Fatal("a snapshot was asked for at the threshold, not past it")
+	}
+	s.countLogged(1)
+	if len(s.snapTrigger) != 1 {
+		t.Fatal("no snapshot asked for past the threshold")
 	}
 }
