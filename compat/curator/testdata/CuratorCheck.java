@@ -315,6 +315,9 @@ public final class CuratorCheck extends Checks {
         m.acquire();
         m.acquire();
         eq(1, children(cs.get(1), path).size(), "nodes of a reentrant lock");
+        // Curator makes the lock's parent a container, which shows no
+        // owner. Looked at while a lock node keeps it from being reaped.
+        eq(0L, cs.get(2).checkExists().forPath(path).getEphemeralOwner(), "owner shown for the container");
         InterProcessMutex other = new InterProcessMutex(cs.get(1), path);
         check(!other.acquire(200, TimeUnit.MILLISECONDS), "another client got a held lock");
         m.release();
@@ -322,9 +325,7 @@ public final class CuratorCheck extends Checks {
         m.release();
         check(other.acquire(WAIT, TimeUnit.MILLISECONDS), "the lock did not pass on");
         other.release();
-        // Curator makes the lock's parent a container: once its last lock
-        // node is gone the server reaps it.
-        eq(0L, cs.get(2).checkExists().forPath(path).getEphemeralOwner(), "owner shown for the container");
+        // Once its last lock node is gone the server reaps the container.
         waitFor("the lock's container to be reaped", () -> {
             try {
                 return cs.get(2).checkExists().forPath(path) == null;
