@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gozk/gozk/jute"
 )
 
 // validX500Name reports whether Java's new X500Principal(name) accepts
@@ -366,23 +368,11 @@ func validOIDString(oid string) bool {
 // oidComponent parses one component: Integer.parseInt up to nine
 // characters (UTF-16 units), new BigInteger(s) beyond.
 func oidComponent(s string) (*big.Int, bool) {
-	if utf16Len(s) <= 9 {
+	if jute.UTF16Len(s) <= 9 {
 		v, ok := javaParseInt(s)
 		return big.NewInt(v), ok
 	}
 	return javaParseBigInteger(s)
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 // javaParseBigInteger is new BigInteger(s): an optional sign and at least

@@ -3,8 +3,8 @@ package db
 import (
 	"slices"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/proto"
 )
 
@@ -312,24 +312,7 @@ func (t *Tree) unindexKind(n *node) {
 // nodeSize is one node's share of Java's approximateDataSize: the path
 // length in UTF-16 code units (Java's String.length) plus the data length.
 func nodeSize(path string, dataLen int) int64 {
-	return int64(utf16Len(path) + dataLen)
-}
-
-func utf16Len(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			n := 0
-			for _, r := range s {
-				if r > 0xFFFF {
-					n += 2
-				} else {
-					n++
-				}
-			}
-			return n
-		}
-	}
-	return len(s)
+	return int64(jute.UTF16Len(path) + dataLen)
 }
 
 // lookup finds a node; "" and "/" are both the root, as in Java.

@@ -113,6 +113,25 @@ func decodeJavaString(b []byte) string {
 	return string(out)
 }
 
+// UTF16Len is Java's String.length() of s: its UTF-16 code units, two for
+// a character beyond the Basic Multilingual Plane (a surrogate pair), one
+// for each byte of s that is not valid UTF-8.
+func UTF16Len(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			n := 0
+			for _, r := range s {
+				n++
+				if r > 0xFFFF {
+					n++
+				}
+			}
+			return n
+		}
+	}
+	return len(s)
+}
+
 // JavaStringLen returns the number of bytes s takes in Java's encoding,
 // not counting the length prefix.
 func JavaStringLen(s string) int {

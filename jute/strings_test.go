@@ -116,3 +116,22 @@ func TestDecodeJoinsOnlyValidPairs(t *testing.T) {
 		t.Errorf("ReadStringBytes converted: %x", b)
 	}
 }
+
+// TestUTF16Len checks Java's String.length() of decoded strings: one unit
+// per BMP character, two for a surrogate pair, one per byte that is not
+// valid UTF-8.
+func TestUTF16Len(t *testing.T) {
+	for s, want := range map[string]int{
+		"":              0,
+		"/zookeeper":    10,
+		"zürich":        6,
+		"日本":            2,
+		"a😀b":           4,
+		"\xff\xfe":      2,
+		"x\xf0\x9f\x98": 4, // a truncated four-byte sequence
+	} {
+		if got := jute.UTF16Len(s); got != want {
+			t.Errorf("UTF16Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

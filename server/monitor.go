@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/watches"
 )
@@ -121,14 +122,7 @@ func (m *monitor) fourLetterSent(c *connection, out []byte) {
 // javaWriterBuffers is how many buffers Java's four-letter-word writer
 // sends for text: one per 8,192 UTF-16 units, rounded up.
 func javaWriterBuffers(text []byte) int {
-	units := 0
-	for _, r := range string(text) {
-		units++
-		if r > 0xFFFF {
-			units++ // a surrogate pair
-		}
-	}
-	return (units + javaWriterBufferUnits - 1) / javaWriterBufferUnits
+	return (jute.UTF16Len(string(text)) + javaWriterBufferUnits - 1) / javaWriterBufferUnits
 }
 
 // javaWriterBufferUnits is the size of the BufferedWriter in front of
