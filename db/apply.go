@@ -195,11 +195,11 @@ func (t *Tree) create(path string, data []byte, acl []proto.ACL, owner int64, pa
 		parent.ext().pzxid = zxid
 	}
 	t.digestAdd(parent)
-	n := newNodeStat(path, data, &proto.StatPersisted{
+	n := newNodeStat(name, t.indexOfParent(parent), data, &proto.StatPersisted{
 		Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: hdr.Time, Mtime: hdr.Time, EphemeralOwner: owner,
 	})
 	n.acl = t.acls.intern(acl).slot
-	parent = t.link(parent, n)
+	parent = t.link(parent, n, path)
 	if t.quotaOnCreate(path, parentPath, name, int64(len(data))) {
 		// The stats node of a quota root may be n itself or its parent.
 		n, parent = t.current(n), t.current(parent)
@@ -265,7 +265,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 	}
 	nodeACL := t.acls.slots[n.acl].acl
 	dataLen := int64(n.dataLen())
-	t.unlink(parent, n)
+	t.unlink(parent, n, path)
 	if t.quotaOnDelete(path, parentPath, name, dataLen) {
 		parent = t.current(parent) // it may be a quota root's stats node
 	}
@@ -277,8 +277,7 @@ func (t *Tree) deleteNode(path string, zxid int64, events *[]Event) proto.ErrCod
 
 // unlink removes a childless node from the tree and every index, and
 // marks it deleted (see closeSession and FuzzyWalk).
-func (t *Tree) unlink(parent, n *node) {
-	path := n.path()
+func (t *Tree) unlink(parent, n *node, path string) {
 	t.digestRemove(n)
 	t.nodes.remove(path)
 	t.removeChild(parent, n)
@@ -352,15 +351,15 @@ func (t *Tree) closeSession(session, zxid int64, listed []string, events *[]Even
 	if len(owned) == 0 {
 		return
 	}
-	rest := make([]*node, 0, len(owned))
+	rest := make([]string, 0, len(owned))
 	for n := range owned {
 		if t.current(n) != nil { // not deleted as a listed path
-			rest = append(rest, n)
+			rest = append(rest, t.pathOf(n))
 		}
 	}
-	slices.SortFunc(rest, func(a, b *node) int { return strings.Compare(a.path(), b.path()) })
-	for _, n := range rest {
-		t.deleteNode(n.path(), zxid, events)
+	slices.Sort(rest)
+	for _, path := range rest {
+		t.deleteNode(path, zxid, events)
 	}
 }
 

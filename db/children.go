@@ -169,9 +169,7 @@ func (l *childList) compact() {
 
 // javaOrder appends to keys[:0] one key per child, bucket<<32 | position,
 // sorted into Java's iteration order; the child is l.at(int(uint32(key))).
-// off is where the names start in the children's paths (childNameOffset
-// of the parent).
-func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
+func (l *childList) javaOrder(keys []uint64) []uint64 {
 	keys = keys[:0]
 	if l == nil {
 		return keys
@@ -181,7 +179,7 @@ func (l *childList) javaOrder(keys []uint64, off int) []uint64 {
 		if k == noChild {
 			continue
 		}
-		keys = append(keys, uint64(javaSpreadHash(l.index.node(k).path()[off:])&mask)<<32|uint64(i))
+		keys = append(keys, uint64(javaSpreadHash(l.index.node(k).name())&mask)<<32|uint64(i))
 	}
 	sortBuckets(keys, mask)
 	return keys
@@ -204,7 +202,7 @@ func (t *Tree) javaChildren(n *node) []*node {
 	if l == nil || l.live == 0 {
 		return nil
 	}
-	keys := l.javaOrder(make([]uint64, 0, l.live), n.childNameOffset())
+	keys := l.javaOrder(make([]uint64, 0, l.live))
 	out := make([]*node, len(keys))
 	for i, k := range keys {
 		out[i] = l.at(int(uint32(k)))

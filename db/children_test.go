@@ -49,7 +49,7 @@ func TestChildOrderAgainstSetModel(t *testing.T) {
 		l := tree.childList(tree.lookup("/p"))
 		for i := range l.ids {
 			if c := l.at(i); c != nil && int(c.slot) != i {
-				t.Fatalf("step %d: %s has slot %d at %d", step, c.path(), c.slot, i)
+				t.Fatalf("step %d: %s has slot %d at %d", step, tree.pathOf(c), c.slot, i)
 			}
 		}
 	}

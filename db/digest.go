@@ -50,9 +50,10 @@ func nodeDigest(block *[60]byte, path string, data []byte, stat *proto.StatPersi
 }
 
 // nodeDigest is n's digest; only called with the write lock held, which
-// guards the scratch block.
+// guards the scratch block and path.
 func (t *Tree) nodeDigest(n *node) int64 {
-	path := n.path()
+	t.digestPath = t.nodes.appendPath(t.digestPath[:0], n)
+	path := unsafe.String(unsafe.SliceData(t.digestPath), len(t.digestPath))
 	if strings.HasPrefix(path, digestExcludedPrefix) {
 		return 0
 	}

@@ -5,13 +5,15 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/gozk/gozk/proto"
 )
 
 // SnapshotNode is one node as a FuzzyWalk copied it. Data and ACL are
 // shared with the tree, which never modifies them (a setData or setACL
-// installs new slices).
+// installs new slices). Path is only valid until the walk's next step:
+// its bytes are reused.
 type SnapshotNode struct {
 	Path  string
 	Data  []byte
@@ -32,56 +34,90 @@ type SnapshotNode struct {
 // tree loaded from them iterates children as the walked one did. A node deleted before the walk
 // reaches it is skipped, one created after its parent was copied is not
 // seen; replay settles both.
+//
+// The walk keeps the path of every node whose children it has stacked,
+// and names each child by it: a node pushed before a pause may be
+// replaced by the time it pops, and its parent gone, whose index the
+// node's own record of it may then no longer stand for.
 type FuzzyWalk struct {
 	t     *Tree
 	zxid  int64
-	stack []*node
-	keys  []uint64 // scratch for childList.javaOrder
-	kids  []*node  // the children of a large child list, copied for pushKids
+	stack []walkEntry
+	// dirs are the paths of the nodes whose children were stacked, as
+	// spans of dirBytes, which only grows during the walk (a string per
+	// parent would be an allocation per node in a tree of chains).
+	dirs     []span
+	dirBytes []byte
+	names    []byte   // the bytes of the paths of one step's nodes
+	keys     []uint64 // scratch for childList.javaOrder
+	kids     []*node  // the children of a large child list, copied for pushKids
 }
+
+type span struct{ off, end int }
+
+// walkEntry is a node on the walk's stack and the index in dirs of its
+// parent's path (rootDir for the root itself).
+type walkEntry struct {
+	n   *node
+	dir int32
+}
+
+const rootDir = -1
 
 // StartFuzzyWalk begins a walk at the current LastProcessedZxid.
 func (t *Tree) StartFuzzyWalk() *FuzzyWalk {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return &FuzzyWalk{t: t, zxid: t.lastZxid, stack: []*node{t.root}}
+	return &FuzzyWalk{t: t, zxid: t.lastZxid, stack: []walkEntry{{n: t.root, dir: rootDir}}}
 }
 
 // Zxid is the zxid the walk started at: the snapshot's zxid.
 func (w *FuzzyWalk) Zxid() int64 { return w.zxid }
 
 // Next appends the next nodes to dst[:0] and returns them, empty when the
-// walk is over (never before). It holds the read lock while it copies about budget nodes
-// and child pointers, and not while the caller handles them. A node with
-// more children than budget ends the step: its children are copied as
-// they stand, as node pointers, and put in Java's order after the lock is
+// walk is over (never before); their paths are valid until the next call.
+// It holds the read lock while it copies about budget nodes and child
+// pointers, and not while the caller handles them. A node with more
+// children than budget ends the step: its children are copied as they
+// stand, as node pointers, and put in Java's order after the lock is
 // released (hashing a million names takes longer than any write should
 // wait); the pointers stay valid, as a node's name never changes, and
 // current tells when they pop whether each was deleted or replaced since.
 func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 	dst = dst[:0]
+	w.names = w.names[:0]
 	t := w.t
 	t.mu.RLock()
 	touchAhead(w.stack, budget)
 	work := 0
-	big, nameOff, mask := false, 0, uint32(0)
+	big, mask, bigDir := false, uint32(0), int32(0)
 	for len(w.stack) > 0 && (work < budget || len(dst) == 0) {
-		n := w.stack[len(w.stack)-1]
-		w.stack[len(w.stack)-1] = nil
+		e := w.stack[len(w.stack)-1]
+		w.stack[len(w.stack)-1] = walkEntry{}
 		w.stack = w.stack[:len(w.stack)-1]
 		work++
-		if n = t.current(n); n == nil {
+		path := w.pathOf(e)
+		n := e.n
+		switch n.slot {
+		case slotDeleted:
 			continue // deleted since its parent was copied
+		case slotReplaced:
+			if n = t.lookup(path); n == nil {
+				continue
+			}
 		}
 		acl := t.acls.slots[n.acl]
-		dst = append(dst, SnapshotNode{Path: n.path(), Data: t.dataOf(n), ACLID: acl.id, ACL: acl.acl, Stat: n.persisted()})
+		dst = append(dst, SnapshotNode{Path: path, Data: t.dataOf(n), ACLID: acl.id, ACL: acl.acl, Stat: n.persisted()})
 		l := t.childList(n)
 		if l == nil || l.live == 0 {
 			continue
 		}
+		dir := int32(len(w.dirs))
+		w.dirs = append(w.dirs, span{len(w.dirBytes), len(w.dirBytes) + len(path)})
+		w.dirBytes = append(w.dirBytes, path...)
 		if int(l.live) > budget {
 			w.kids = l.appendLive(w.kids[:0])
-			big, nameOff, mask = true, n.childNameOffset(), uint32(l.capacity-1)
+			big, mask, bigDir = true, uint32(l.capacity-1), dir
 			break
 		}
 		// Sized once, not grown by appends: the keys and the stack of a
@@ -91,38 +127,55 @@ func (w *FuzzyWalk) Next(dst []SnapshotNode, budget int) []SnapshotNode {
 		if cap(w.keys) < 2*int(l.live) {
 			w.keys = make([]uint64, 0, 2*int(l.live))
 		}
-		w.keys = l.javaOrder(w.keys, n.childNameOffset())
+		w.keys = l.javaOrder(w.keys)
 		w.stack = slices.Grow(w.stack, len(w.keys))
 		// Pushed last to first, so that they come out in Java's order
 		// (see Walk).
 		for i := len(w.keys) - 1; i >= 0; i-- {
-			w.stack = append(w.stack, l.at(int(uint32(w.keys[i]))))
+			w.stack = append(w.stack, walkEntry{n: l.at(int(uint32(w.keys[i]))), dir: dir})
 		}
 		work += len(w.keys)
 	}
 	t.mu.RUnlock()
 	if big {
-		w.pushKids(nameOff, mask)
+		w.pushKids(mask, bigDir)
 	}
 	return dst
 }
 
+// pathOf is the path of e's node, in w.names: its parent's path and its
+// name.
+func (w *FuzzyWalk) pathOf(e walkEntry) string {
+	if e.dir == rootDir {
+		return ""
+	}
+	start := len(w.names)
+	d := w.dirs[e.dir]
+	w.names = append(w.names, w.dirBytes[d.off:d.end]...)
+	w.names = append(w.names, '/')
+	w.names = append(w.names, e.n.name()...)
+	// A string of bytes that stay as they are until the next step: the
+	// appends of this step that grow names copy them to a new array and
+	// leave this one alone.
+	return unsafe.String(&w.names[start], len(w.names)-start)
+}
+
 // pushKids pushes w.kids, the children of one node copied under the lock,
 // in Java's order: by bucket of their names in a table of mask+1 buckets,
-// stably, as childList.javaOrder orders them. nameOff is where the names
-// start in their paths.
-func (w *FuzzyWalk) pushKids(nameOff int, mask uint32) {
+// stably, as childList.javaOrder orders them. dir is the index of their
+// parent's path in w.dirs.
+func (w *FuzzyWalk) pushKids(mask uint32, dir int32) {
 	if cap(w.keys) < 2*len(w.kids) {
 		w.keys = make([]uint64, 0, 2*len(w.kids))
 	}
 	keys := w.keys[:0]
 	for i, c := range w.kids {
-		keys = append(keys, uint64(javaSpreadHash(c.path()[nameOff:])&mask)<<32|uint64(i))
+		keys = append(keys, uint64(javaSpreadHash(c.name())&mask)<<32|uint64(i))
 	}
 	sortBuckets(keys, mask)
 	w.stack = slices.Grow(w.stack, len(keys))
 	for i := len(keys) - 1; i >= 0; i-- {
-		w.stack = append(w.stack, w.kids[uint32(keys[i])])
+		w.stack = append(w.stack, walkEntry{n: w.kids[uint32(keys[i])], dir: dir})
 	}
 	clear(w.kids) // the walk must not keep deleted nodes alive
 	w.kids = w.kids[:0]
@@ -135,11 +188,11 @@ func (w *FuzzyWalk) pushKids(nameOff int, mask uint32) {
 // the loads do not depend on each other and the CPU has many of them in
 // flight at once, while Next, copying one node at a time, would wait for
 // each in turn.
-func touchAhead(stack []*node, n int) {
+func touchAhead(stack []walkEntry, n int) {
 	var sink int32
-	for _, nd := range stack[max(len(stack)-n, 0):] {
+	for _, e := range stack[max(len(stack)-n, 0):] {
 		// The stat Next copies: the lines of the node's header.
-		sink += nd.persisted().Version
+		sink += e.n.persisted().Version
 	}
 	runtime.KeepAlive(sink) // keeps the loads
 }
@@ -216,7 +269,7 @@ func (l *Loader) Node(path string, data []byte, aclID int64, stat *proto.StatPer
 	builtIn := path == "" || strings.HasPrefix(path, proto.ZooKeeperPath)
 	var near *node
 	if parent, _, ok := splitPath(path); ok {
-		for len(l.path) > 0 && l.path[len(l.path)-1].path() != parent {
+		for len(l.path) > 0 && !t.hasPath(l.path[len(l.path)-1], parent) {
 			l.path = l.path[:len(l.path)-1]
 		}
 		if len(l.path) > 0 {

@@ -32,7 +32,7 @@ func TestFuzzyWalkReplayConverges(t *testing.T) {
 				if len(nodes) == 0 {
 					break
 				}
-				copied = append(copied, nodes...)
+				copied = append(copied, keepNodes(nodes)...)
 				for _, n := range nodes {
 					acls[n.ACLID] = nil
 				}
@@ -124,7 +124,7 @@ func TestFuzzyWalkLargeChildList(t *testing.T) {
 		if len(b) == 0 {
 			t.Fatal("the walk ended before /big")
 		}
-		got = append(got, b...)
+		got = append(got, keepNodes(b)...)
 	}
 	// /big's children are copied; change some of them before their turn.
 	deleted, changed := map[string]bool{}, map[string]bool{}
@@ -142,7 +142,7 @@ func TestFuzzyWalkLargeChildList(t *testing.T) {
 	zxid++
 	tree.Apply(createTxn(zxid, "/big/late", nil, kids+1))
 	for b := w.Next(nil, 100); len(b) > 0; b = w.Next(nil, 100) {
-		got = append(got, b...)
+		got = append(got, keepNodes(b)...)
 	}
 
 	var wantLeft []string
@@ -167,5 +167,60 @@ func TestFuzzyWalkLargeChildList(t *testing.T) {
 	}
 	if len(w.kids) != 0 {
 		t.Errorf("the walk still holds %d copied children", len(w.kids))
+	}
+}
+
+// keepNodes copies the paths of one step's nodes, which the walk's next
+// step reuses.
+func keepNodes(nodes []SnapshotNode) []SnapshotNode {
+	out := slices.Clone(nodes)
+	for i := range out {
+		out[i].Path = strings.Clone(out[i].Path)
+	}
+	return out
+}
+
+// TestFuzzyWalkStaleParentIndex: a child the walk stacked is replaced,
+// then deleted with its parent, whose index a new node takes. The child's
+// own record of its parent then names the new node; the walk must name
+// it by the path it was stacked under, find nothing there, and skip it.
+func TestFuzzyWalkStaleParentIndex(t *testing.T) {
+	tree := New(Options{DigestEnabled: true})
+	tree.Apply(createTxn(1, "/a", nil, 1))
+	tree.Apply(createTxn(2, "/a/x", []byte("1"), 1))
+	w := tree.StartFuzzyWalk()
+	var got []string
+	step := func() int {
+		b := w.Next(nil, 1)
+		for _, n := range b {
+			got = append(got, n.Path)
+		}
+		return len(b)
+	}
+	for !slices.Contains(got, "/a") {
+		if step() == 0 {
+			t.Fatal("the walk ended before /a")
+		}
+	}
+	ia := tree.nodes.indexOf("/a")
+	tree.Apply(setDataTxn(3, "/a/x", []byte("2"), 0))
+	tree.Apply(deleteTxn(4, "/a/x"))
+	tree.Apply(deleteTxn(5, "/a"))
+	tree.Apply(createTxn(6, "/b", nil, 2))
+	tree.Apply(createTxn(7, "/b/x", []byte("3"), 1))
+	if tree.nodes.indexOf("/b") != ia {
+		t.Fatalf("/b has index %d, not /a's %d: the case is not made", tree.nodes.indexOf("/b"), ia)
+	}
+	for step() > 0 {
+	}
+	seen := map[string]bool{}
+	for _, p := range got {
+		if seen[p] {
+			t.Errorf("%q copied twice", p)
+		}
+		seen[p] = true
+		if strings.HasPrefix(p, "/b") || p == "/a/x" {
+			t.Errorf("copied %q, which the walk never stacked or was deleted", p)
+		}
 	}
 }

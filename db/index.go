@@ -3,6 +3,8 @@ package db
 import (
 	"hash/maphash"
 	"iter"
+	"slices"
+	"unsafe"
 )
 
 // pathIndex finds nodes by path. A map[string]*node costs about 50 bytes
@@ -82,7 +84,7 @@ func (x *pathIndex) find(path string, h uint32) (int, bool) {
 		if e == 0 {
 			return int(i), false
 		}
-		if uint32(e>>32) == h && x.node(uint32(e)-1).path() == path {
+		if uint32(e>>32) == h && x.holds(x.node(uint32(e)-1), path) {
 			return int(i), true
 		}
 	}
@@ -103,7 +105,7 @@ func (x *pathIndex) findOld(path string, h uint32) (int, bool) {
 		case e == slotGone || int(i) < x.moved:
 			// Removed, or moved (then it would have been found in
 			// slots): the run goes on past it.
-		case uint32(e>>32) == h && x.node(uint32(e)-1).path() == path:
+		case uint32(e>>32) == h && x.holds(x.node(uint32(e)-1), path):
 			return int(i), true
 		}
 	}
@@ -134,10 +136,9 @@ func (x *pathIndex) get(path string) *node {
 	return x.node(k)
 }
 
-// insert adds n under its path and returns its index, unless a node has
-// that path already: then it reports false and changes nothing.
-func (x *pathIndex) insert(n *node) (uint32, bool) {
-	path := n.path()
+// insert adds n, whose path is path, and returns its index, unless a node
+// has that path already: then it reports false and changes nothing.
+func (x *pathIndex) insert(path string, n *node) (uint32, bool) {
 	h := x.hash(path)
 	if _, ok := x.indexOfHashed(path, h); ok {
 		return 0, false
@@ -171,10 +172,75 @@ func (x *pathIndex) indexOf(path string) uint32 {
 	return k
 }
 
-// replace puts nn in the place of the node with nn's path, which must be
-// there.
-func (x *pathIndex) replace(nn *node) {
-	x.setNode(x.indexOf(nn.path()), nn)
+// holds reports whether path is n's path: n's name ends it, and the rest
+// is its parent's path, checked the same way up to the root.
+func (x *pathIndex) holds(n *node, path string) bool {
+	for {
+		name := n.name()
+		cut := len(path) - len(name) - 1
+		if cut < 0 || path[cut] != '/' || path[cut+1:] != name {
+			return false
+		}
+		path = path[:cut]
+		k := n.parent()
+		if k == rootParent {
+			return path == ""
+		}
+		if n = x.node(k); n == nil {
+			return false
+		}
+	}
+}
+
+// pathSize is the length of n's path; for a node of the tree (its
+// ancestors are), not the root.
+func (x *pathIndex) pathSize(n *node) int {
+	size := 0
+	for {
+		size += 1 + n.nameLen()
+		k := n.parent()
+		if k == rootParent {
+			return size
+		}
+		n = x.node(k)
+	}
+}
+
+// fillPath writes n's path into the end of dst, which is pathSize(n)
+// long, names last to first.
+func (x *pathIndex) fillPath(dst []byte, n *node) {
+	end := len(dst)
+	for {
+		end -= copy(dst[end-n.nameLen():end], n.name())
+		end--
+		dst[end] = '/'
+		k := n.parent()
+		if k == rootParent {
+			return
+		}
+		n = x.node(k)
+	}
+}
+
+// pathOf is n's full path, in a new string: "" for the root.
+func (x *pathIndex) pathOf(n *node) string {
+	if n.nameLen() == 0 {
+		return ""
+	}
+	b := make([]byte, x.pathSize(n))
+	x.fillPath(b, n)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendPath appends n's full path to dst ("" for the root).
+func (x *pathIndex) appendPath(dst []byte, n *node) []byte {
+	if n.nameLen() == 0 {
+		return dst
+	}
+	start, size := len(dst), x.pathSize(n)
+	dst = slices.Grow(dst, size)[:start+size]
+	x.fillPath(dst[start:], n)
+	return dst
 }
 
 // remove takes the node with path out, if there is one.

@@ -6,9 +6,21 @@ import (
 	"testing"
 )
 
+// indexNode makes a node for path p to insert into x, whose parent (if
+// p is not top-level) x holds.
+func indexNode(x *pathIndex, p string) *node {
+	parent := rootParent
+	if pp := parentPath(p); pp != "" {
+		parent = x.indexOf(pp)
+	}
+	return newNode(baseName(p), parent, nil, false)
+}
+
 // TestPathIndexAgainstMap inserts, replaces and removes at random and
 // compares the index with a map after every step: the runs that
-// backward-shift deletion rearranges must stay findable.
+// backward-shift deletion rearranges must stay findable. The nodes sit
+// under two parents and have the same names under both, so only their
+// parents tell them apart.
 func TestPathIndexAgainstMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var x pathIndex
@@ -18,23 +30,29 @@ func TestPathIndexAgainstMap(t *testing.T) {
 		t.Helper()
 		checkIndex(t, &x, model, fmt.Sprintf("step %d", step))
 	}
+	for _, p := range []string{"/n", "/m", "/m/n"} {
+		n := indexNode(&x, p)
+		x.insert(p, n)
+		model[p] = n
+	}
+	parents := []string{"/n", "/m/n"}
 	for step := range 40000 {
 		// A universe that the table holds at high and low load in turn.
 		universe := 200 + 1800*(step/10000%2)
-		p := fmt.Sprintf("/n/%d", rng.IntN(universe))
+		p := fmt.Sprintf("%s/%d", parents[rng.IntN(2)], rng.IntN(universe/2))
 		switch op := rng.IntN(10); {
 		case model[p] == nil && op < 6:
-			n := newNode(p, nil, false)
-			if _, ok := x.insert(n); !ok {
+			n := indexNode(&x, p)
+			if _, ok := x.insert(p, n); !ok {
 				t.Fatalf("step %d: insert(%q) found it there", step, p)
 			}
 			model[p] = n
 		case model[p] != nil && op < 2:
 			nn := model[p].copyWith([]byte("x"), rng.IntN(2) == 0)
-			x.replace(nn)
+			x.setNode(x.indexOf(p), nn)
 			model[p] = nn
 		case model[p] != nil:
-			if _, ok := x.insert(newNode(p, nil, false)); ok {
+			if _, ok := x.insert(p, indexNode(&x, p)); ok {
 				t.Fatalf("step %d: a second %q was inserted", step, p)
 			}
 			x.remove(p)
@@ -65,8 +83,8 @@ func TestPathIndexGrowsInSteps(t *testing.T) {
 	model := map[string]*node{}
 	var paths []string
 	add := func(p string) {
-		n := newNode(p, nil, false)
-		if _, ok := x.insert(n); !ok {
+		n := indexNode(&x, p)
+		if _, ok := x.insert(p, n); !ok {
 			t.Fatalf("insert(%q) found it there", p)
 		}
 		model[p] = n
@@ -84,7 +102,7 @@ func TestPathIndexGrowsInSteps(t *testing.T) {
 	grown := 0
 	for i := 0; grown < 3; i++ {
 		before := len(x.slots)
-		add(fmt.Sprintf("/g/%d", i))
+		add(fmt.Sprintf("/g%d", i))
 		if len(x.slots) == before || len(x.slots) < 8192 {
 			continue
 		}
@@ -100,10 +118,10 @@ func TestPathIndexGrowsInSteps(t *testing.T) {
 				add(p)
 			case op == 0:
 				nn := model[p].copyWith([]byte("x"), true)
-				x.replace(nn)
+				x.setNode(x.indexOf(p), nn)
 				model[p] = nn
 			case op == 1:
-				if _, ok := x.insert(newNode(p, nil, false)); ok {
+				if _, ok := x.insert(p, indexNode(&x, p)); ok {
 					t.Fatalf("a second %q was inserted mid-move", p)
 				}
 			default:
@@ -132,8 +150,8 @@ func checkIndex(t *testing.T, x *pathIndex, model map[string]*node, what string)
 	}
 	seen := 0
 	for n := range x.all() {
-		if model[n.path()] != n {
-			t.Fatalf("%s: all yields a stale %q", what, n.path())
+		if model[x.pathOf(n)] != n {
+			t.Fatalf("%s: all yields a stale %q", what, x.pathOf(n))
 		}
 		seen++
 	}

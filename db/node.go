@@ -8,15 +8,16 @@ import (
 )
 
 // node is one znode, stored in a single allocation that holds no
-// pointers: this header, the rest of the stat when the node needs it
-// (see nodeExt), then the path bytes, then the data bytes. A million
-// znodes of 100 bytes are mostly this allocation, so it is kept small (no
-// separate path, data or node objects, no size-class waste but the last
-// word), and the collector marks it without scanning it: the ACL and the
-// child list are indexes into tables of the tree, and the parent is found
-// by its path.
+// pointers: this header, the index of the parent, the rest of the stat
+// when the node needs it (see nodeExt), then the node's name (the last
+// component of its path), then the data bytes. A million znodes of 100
+// bytes are mostly this allocation, so it is kept small (no separate
+// name, data or node objects, no size-class waste but the last word, no
+// copy of the parent's path), and the collector marks it without
+// scanning it: the parent, the ACL and the child list are indexes into
+// tables of the tree.
 //
-// The path and data are never written after the node is made (readers
+// The name and data are never written after the node is made (readers
 // keep slices of them past the read lock); new data means a new
 // allocation that takes the node's place everywhere (see
 // Tree.replaceNode), and the old one is marked slotReplaced. Stat fields
@@ -28,8 +29,12 @@ type node struct {
 	// negative markers below.
 	slot int32
 	acl  int32 // index of the node's aclEntry in aclCache.slots
-	plen int32 // path length ("" for the root, as Java keys it), | nodeWide
+	nlen int32 // name length ("" for the root), | nodeWide
 	dlen int32 // data length; -1 for null data, which stays distinct from empty
+	// The parent's index in the tree's pathIndex (rootParent for a child
+	// of the root) follows, at nodeParentOffset: a field here would pad
+	// the header to 40 bytes, and a narrow znode of the usual size into
+	// the next size class.
 }
 
 // nodeExt is the rest of a wide node's stat and its child list, after its
@@ -49,10 +54,18 @@ type nodeExt struct {
 }
 
 const (
-	nodeHeaderSize = int(unsafe.Sizeof(node{}))
-	nodeWideSize   = nodeHeaderSize + int(unsafe.Sizeof(nodeExt{}))
-	// nodeWide is the flag in node.plen of a node with a nodeExt.
+	nodeHeaderSize   = int(unsafe.Sizeof(node{}))
+	nodeParentOffset = nodeHeaderSize
+	// nodeNarrowSize is where a narrow node's name starts.
+	nodeNarrowSize = nodeParentOffset + 4
+	// nodeExtOffset is where a wide node's nodeExt starts, 8-aligned.
+	nodeExtOffset = (nodeNarrowSize + 7) &^ 7
+	nodeWideSize  = nodeExtOffset + int(unsafe.Sizeof(nodeExt{}))
+	// nodeWide is the flag in node.nlen of a node with a nodeExt.
 	nodeWide = 1 << 30
+	// rootParent is the parent index of the root's children (the root is
+	// not in the pathIndex) and of the root itself.
+	rootParent = ^uint32(0)
 )
 
 // Negative node.slot values.
@@ -71,39 +84,41 @@ const (
 // zero-length slice into the node would point past its allocation.
 var emptyData = []byte{}
 
-// newNode allocates a node holding path and a copy of data (nil stays
-// null), with a zero stat; wide gives it room for a nodeExt.
-func newNode(path string, data []byte, wide bool) *node {
-	hdr := nodeHeaderSize
+// newNode allocates a node named name under the node with index parent,
+// holding a copy of data (nil stays null), with a zero stat; wide gives it
+// room for a nodeExt.
+func newNode(name string, parent uint32, data []byte, wide bool) *node {
+	hdr := nodeNarrowSize
 	if wide {
 		hdr = nodeWideSize
 	}
 	dlen := len(data)
-	size := hdr + len(path) + dlen
+	size := hdr + len(name) + dlen
 	// Words, not bytes: the header needs 8-byte alignment, and the
 	// element type tells the allocator there are no pointers.
 	words := make([]uint64, (size+7)/8)
 	n := (*node)(unsafe.Pointer(&words[0]))
-	n.plen = int32(len(path))
+	n.nlen = int32(len(name))
 	if wide {
-		n.plen |= nodeWide
+		n.nlen |= nodeWide
 	}
 	n.dlen = int32(dlen)
 	if data == nil {
 		n.dlen = -1
 	}
-	if len(path) > 0 {
-		copy(unsafe.Slice(n.bytesAt(hdr), len(path)), path)
+	n.setParent(parent)
+	if len(name) > 0 {
+		copy(unsafe.Slice(n.bytesAt(hdr), len(name)), name)
 	}
 	if dlen > 0 {
-		copy(unsafe.Slice(n.bytesAt(hdr+len(path)), dlen), data)
+		copy(unsafe.Slice(n.bytesAt(hdr+len(name)), dlen), data)
 	}
 	return n
 }
 
 // newNodeStat is newNode with stat s, narrow when s allows.
-func newNodeStat(path string, data []byte, s *proto.StatPersisted) *node {
-	n := newNode(path, data, !narrowStat(s))
+func newNodeStat(name string, parent uint32, data []byte, s *proto.StatPersisted) *node {
+	n := newNode(name, parent, data, !narrowStat(s))
 	n.setPersisted(s)
 	return n
 }
@@ -119,27 +134,36 @@ func (n *node) bytesAt(off int) *byte {
 	return (*byte)(unsafe.Add(unsafe.Pointer(n), off))
 }
 
-func (n *node) wide() bool { return n.plen&nodeWide != 0 }
+func (n *node) wide() bool { return n.nlen&nodeWide != 0 }
 
 // ext is the rest of a wide node's stat.
-func (n *node) ext() *nodeExt { return (*nodeExt)(unsafe.Add(unsafe.Pointer(n), nodeHeaderSize)) }
+func (n *node) ext() *nodeExt { return (*nodeExt)(unsafe.Add(unsafe.Pointer(n), nodeExtOffset)) }
 
-func (n *node) pathLen() int { return int(n.plen &^ nodeWide) }
+// parent is the index of n's parent in the tree's pathIndex, rootParent
+// for a child of the root.
+func (n *node) parent() uint32 { return *(*uint32)(unsafe.Add(unsafe.Pointer(n), nodeParentOffset)) }
 
-// pathOffset is where the path starts in n's allocation.
-func (n *node) pathOffset() int {
+func (n *node) setParent(k uint32) {
+	*(*uint32)(unsafe.Add(unsafe.Pointer(n), nodeParentOffset)) = k
+}
+
+func (n *node) nameLen() int { return int(n.nlen &^ nodeWide) }
+
+// nameOffset is where the name starts in n's allocation.
+func (n *node) nameOffset() int {
 	if n.wide() {
 		return nodeWideSize
 	}
-	return nodeHeaderSize
+	return nodeNarrowSize
 }
 
-// path is the node's full path, sharing n's allocation.
-func (n *node) path() string {
-	if n.pathLen() == 0 {
+// name is the last component of n's path ("" for the root), sharing n's
+// allocation.
+func (n *node) name() string {
+	if n.nameLen() == 0 {
 		return ""
 	}
-	return unsafe.String(n.bytesAt(n.pathOffset()), n.pathLen())
+	return unsafe.String(n.bytesAt(n.nameOffset()), n.nameLen())
 }
 
 // inlineData is the data held in n's allocation (nil for null data),
@@ -153,7 +177,7 @@ func (n *node) inlineData() []byte {
 	case n.dlen == 0:
 		return emptyData
 	}
-	return unsafe.Slice(n.bytesAt(n.pathOffset()+n.pathLen()), n.dlen)
+	return unsafe.Slice(n.bytesAt(n.nameOffset()+n.nameLen()), n.dlen)
 }
 
 func (n *node) mzxid() int64 {
@@ -241,22 +265,15 @@ func (n *node) setPersisted(s *proto.StatPersisted) {
 // dataLen is the length of n's data, wherever it is.
 func (n *node) dataLen() int { return max(int(n.dlen), 0) }
 
-func (n *node) childNameOffset() int { return n.pathLen() + 1 }
-
-func (n *node) name() string {
-	p := n.path()
-	return p[strings.LastIndexByte(p, '/')+1:]
-}
-
-// copyWith returns a new node with n's path, stat, ACL, child list and
-// slot, and data in its allocation; wide or as n is. An external n's
-// data stays where it is.
+// copyWith returns a new node with n's name, parent, stat, ACL, child
+// list and slot, and data in its allocation; wide or as n is. An external
+// n's data stays where it is.
 func (n *node) copyWith(data []byte, wide bool) *node {
 	wide = wide || n.wide()
-	nn := newNode(n.path(), data, wide)
-	plen, dlen := nn.plen, nn.dlen
+	nn := newNode(n.name(), n.parent(), data, wide)
+	nlen, dlen := nn.nlen, nn.dlen
 	*nn = *n
-	nn.plen, nn.dlen = plen, dlen
+	nn.nlen, nn.dlen = nlen, dlen
 	if wide {
 		s := n.persisted()
 		nn.setPersisted(&s)
@@ -275,3 +292,6 @@ func (n *node) external() bool { return n.wide() && n.ext().xdata != 0 }
 // parentPath is the path of the parent of a node at path (not the root):
 // "" for a top-level node, the root's key.
 func parentPath(path string) string { return path[:strings.LastIndexByte(path, '/')] }
+
+// baseName is the last component of a node's path.
+func baseName(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }

@@ -309,7 +309,7 @@ func (t *Tree) setupQuotas() {
 	visit = func(n *node) {
 		if t.numChildren(n) == 0 {
 			const suffix = "/" + proto.QuotaLimitsNode
-			if path := n.path(); strings.HasSuffix(path, suffix) {
+			if path := t.pathOf(n); strings.HasSuffix(path, suffix) {
 				root := path[len(proto.QuotaPath):strings.Index(path, suffix)]
 				t.recountQuota(root)
 				t.quotas.add(root)

@@ -236,8 +236,8 @@ func statString(s proto.Stat) string {
 func dumpTree(out *strings.Builder, tree *Tree) {
 	all, _ := tree.AllChildrenNumber("/")
 	tree.mu.RLock()
-	containers := sortedPaths(tree.containers)
-	ttls := sortedPaths(tree.ttls)
+	containers := tree.sortedPaths(tree.containers)
+	ttls := tree.sortedPaths(tree.ttls)
 	var sessions []int64
 	for sid := range tree.ephemerals {
 		sessions = append(sessions, sid)
@@ -298,7 +298,7 @@ func restartTree(t *testing.T, tree *Tree, opts Options) *Tree {
 			if err := ld.Node(n.Path, n.Data, n.ACLID, &n.Stat); err != nil {
 				t.Fatal(err)
 			}
-			fuzzy = append(fuzzy, n.Path)
+			fuzzy = append(fuzzy, strings.Clone(n.Path))
 		}
 	}
 	if !slices.Equal(walked, fuzzy) {

@@ -18,8 +18,8 @@ import (
 func (t *Tree) Walk(fn func(path string, data []byte, acl []proto.ACL, stat proto.StatPersisted) error) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.walkNode(t.root, func(n *node) error {
-		return fn(n.path(), t.dataOf(n), t.acls.slots[n.acl].acl, n.persisted())
+	return t.walkNode(t.root, "", func(n *node, path string) error {
+		return fn(path, t.dataOf(n), t.acls.slots[n.acl].acl, n.persisted())
 	})
 }
 
@@ -33,17 +33,18 @@ func (t *Tree) WalkSnapshot(acls func([]proto.ACLCacheEntry) error, fn func(path
 	if err := acls(t.acls.entries()); err != nil {
 		return err
 	}
-	return t.walkNode(t.root, func(n *node) error {
-		return fn(n.path(), t.dataOf(n), t.acls.slots[n.acl].id, n.persisted())
+	return t.walkNode(t.root, "", func(n *node, path string) error {
+		return fn(path, t.dataOf(n), t.acls.slots[n.acl].id, n.persisted())
 	})
 }
 
-func (t *Tree) walkNode(n *node, fn func(*node) error) error {
-	if err := fn(n); err != nil {
+// walkNode calls fn for n, whose path is path, and its descendants.
+func (t *Tree) walkNode(n *node, path string, fn func(*node, string) error) error {
+	if err := fn(n, path); err != nil {
 		return err
 	}
 	for _, c := range t.javaChildren(n) {
-		if err := t.walkNode(c, fn); err != nil {
+		if err := t.walkNode(c, path+"/"+c.name(), fn); err != nil {
 			return err
 		}
 	}
@@ -104,7 +105,7 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 			return n, nil
 		}
 	}
-	parentPath, _, ok := splitPath(path)
+	parentPath, name, ok := splitPath(path)
 	if !ok {
 		return nil, fmt.Errorf("db: snapshot node %q: %w", path, proto.ErrBadArguments.Err())
 	}
@@ -115,7 +116,7 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 	if parent != nil && parent.slot == slotReplaced {
 		parent = t.current(parent)
 	}
-	if parent != nil && parent.path() != parentPath {
+	if parent != nil && !t.hasPath(parent, parentPath) {
 		parent = nil
 	}
 	if parent == nil && parentPath == "" {
@@ -126,9 +127,9 @@ func (t *Tree) loadLocked(path string, data []byte, acl *aclEntry, stat *proto.S
 			return nil, fmt.Errorf("db: %q: %w (%q)", path, ErrMissingParent, parentPath)
 		}
 	}
-	n := newNodeStat(path, data, stat)
+	n := newNodeStat(name, t.indexOfParent(parent), data, stat)
 	n.acl = acl.slot
-	k, ok := t.nodes.insert(n)
+	k, ok := t.nodes.insert(path, n)
 	if !ok {
 		return nil, fmt.Errorf("db: snapshot holds %q twice", path)
 	}
@@ -154,7 +155,7 @@ func (t *Tree) detachBuiltIns() {
 		if n == nil || n.slot < 0 {
 			continue
 		}
-		p := t.lookup(parentPath(n.path()))
+		p := t.parentOf(n)
 		t.removeChild(p, n)
 		n.slot = slotDetached
 		if t.numChildren(p) == 0 {

@@ -99,6 +99,7 @@ type Tree struct {
 	dataSize    int64 // Java's approximateDataSize, kept up to date
 	digest      int64 // wrapping sum of node digests
 	digestBlock [60]byte
+	digestPath  []byte // scratch for nodeDigest
 	lastZxid    int64
 
 	// javaEphemerals mirrors ephemerals as Java's HashSets, for the
@@ -122,7 +123,7 @@ func New(opts Options) *Tree {
 	}
 	t.acls.init()
 	t.nodes.init()
-	t.root = newNode("", []byte{}, false)
+	t.root = newNode("", rootParent, []byte{}, false)
 	t.root.acl = t.acls.intern(nil).slot
 	t.dataSize = rootAliasSize
 	t.digestAdd(t.root)
@@ -141,18 +142,17 @@ const rootAliasSize = 1
 // there; used for the built-in nodes.
 func (t *Tree) insertNew(path string, data []byte, acl []proto.ACL) *node {
 	parent := t.lookup(parentPath(path))
-	n := newNode(path, data, false)
+	n := newNode(baseName(path), t.indexOfParent(parent), data, false)
 	n.acl = t.acls.intern(acl).slot
-	t.link(parent, n)
+	t.link(parent, n, path)
 	return n
 }
 
-// link makes n part of the tree under parent: lookup map, parent's
-// children, indexes, size and digest. It returns parent, or its
-// replacement when it widened (see addChild).
-func (t *Tree) link(parent, n *node) *node {
-	path := n.path()
-	k, _ := t.nodes.insert(n)
+// link makes n, whose path is path, part of the tree under parent: lookup
+// map, parent's children, indexes, size and digest. It returns parent, or
+// its replacement when it widened (see addChild).
+func (t *Tree) link(parent, n *node, path string) *node {
+	k, _ := t.nodes.insert(path, n)
 	parent = t.addChild(parent, n, k)
 	t.indexKind(n)
 	t.dataSize += nodeSize(path, n.dataLen())
@@ -161,15 +161,55 @@ func (t *Tree) link(parent, n *node) *node {
 }
 
 // current is the node n stands for now: n itself, the node that replaced
-// it (see replaceNode), or nil when it was deleted.
+// it (see replaceNode), or nil when it was deleted. A replaced n's path is
+// found through its parent, which must still be in the tree (a walk that
+// may meet a node whose parent went since keeps the paths itself).
 func (t *Tree) current(n *node) *node {
 	switch n.slot {
 	case slotDeleted:
 		return nil
 	case slotReplaced:
-		return t.lookup(n.path())
+		return t.lookup(t.nodes.pathOf(n))
 	}
 	return n
+}
+
+// hasPath reports whether n, a node of the tree or one replaced while its
+// parent stays, has path.
+func (t *Tree) hasPath(n *node, path string) bool {
+	if n.nameLen() == 0 {
+		return path == "" // the root
+	}
+	return t.nodes.holds(n, path)
+}
+
+// pathOf is n's full path, in a new string ("" for the root).
+func (t *Tree) pathOf(n *node) string { return t.nodes.pathOf(n) }
+
+// parentOf is n's parent; n is not the root.
+func (t *Tree) parentOf(n *node) *node {
+	if k := n.parent(); k != rootParent {
+		return t.nodes.node(k)
+	}
+	return t.root
+}
+
+// indexOfNode is n's index in t.nodes; n is in the tree and not the root.
+// A node in its parent's child list is found there, without hashing its
+// path.
+func (t *Tree) indexOfNode(n *node) uint32 {
+	if n.slot >= 0 {
+		return t.childList(t.parentOf(n)).ids[n.slot]
+	}
+	return t.nodes.indexOf(t.pathOf(n))
+}
+
+// indexOfParent is the parent index that a child of parent records.
+func (t *Tree) indexOfParent(parent *node) uint32 {
+	if parent == t.root {
+		return rootParent
+	}
+	return t.indexOfNode(parent)
 }
 
 // dataOf is n's data (nil for null data), shared with the tree.
@@ -229,14 +269,13 @@ func (t *Tree) widen(n *node) *node {
 // the path map, the parent's child list and the kind indexes, and marks n
 // replaced.
 func (t *Tree) replaceNode(n, nn *node) *node {
-	n.slot = slotReplaced
-	path := nn.path()
 	if n == t.root {
 		t.root = nn
 	} else {
-		t.nodes.replace(nn)
 		// The parent's child list holds the index, not the node.
+		t.nodes.setNode(t.indexOfNode(n), nn)
 	}
+	n.slot = slotReplaced
 	owner := nn.owner()
 	switch proto.KindOf(owner, t.opts.ExtendedTypesEnabled) {
 	case proto.KindEphemeral:
@@ -244,11 +283,6 @@ func (t *Tree) replaceNode(n, nn *node) *node {
 			if _, ok := set[n]; ok {
 				delete(set, n)
 				set[nn] = struct{}{}
-				if s := t.javaEphemerals[owner]; s != nil {
-					if q, ok := s.seq[path]; ok {
-						s.seq[path] = q // stores the new key
-					}
-				}
 			}
 		}
 	case proto.KindContainer:
@@ -279,7 +313,7 @@ func (t *Tree) indexKind(n *node) {
 		if _, dup := set[n]; !dup {
 			set[n] = struct{}{}
 			t.numEphem++
-			t.javaEphemeralAdd(owner, n.path())
+			t.javaEphemeralAdd(owner, t.pathOf(n))
 		}
 	case proto.KindContainer:
 		t.containers[n] = struct{}{}
@@ -296,7 +330,7 @@ func (t *Tree) unindexKind(n *node) {
 			if _, ok := set[n]; ok {
 				delete(set, n)
 				t.numEphem--
-				t.javaEphemeralRemove(owner, n.path())
+				t.javaEphemeralRemove(owner, t.pathOf(n))
 				if len(set) == 0 {
 					delete(t.ephemerals, owner)
 				}
@@ -407,9 +441,8 @@ func (t *Tree) GetChildren(path string, dst []string) (children []string, stat p
 		children = make([]string, 0, t.numChildren(n))
 	}
 	if l := t.childList(n); l != nil {
-		off := n.childNameOffset()
-		for _, k := range l.javaOrder(buf[:0], off) {
-			children = append(children, l.index.node(l.ids[uint32(k)]).path()[off:])
+		for _, k := range l.javaOrder(buf[:0]) {
+			children = append(children, l.index.node(l.ids[uint32(k)]).name())
 		}
 	}
 	stat, acl = t.visibleStat(n), t.acls.slots[n.acl].acl
@@ -466,13 +499,13 @@ func (t *Tree) countDescendants(n *node) int {
 func (t *Tree) Ephemerals(session int64) []string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return sortedPaths(t.ephemerals[session])
+	return t.sortedPaths(t.ephemerals[session])
 }
 
-func sortedPaths(set map[*node]struct{}) []string {
+func (t *Tree) sortedPaths(set map[*node]struct{}) []string {
 	paths := make([]string, 0, len(set))
 	for n := range set {
-		paths = append(paths, n.path())
+		paths = append(paths, t.pathOf(n))
 	}
 	slices.Sort(paths)
 	return paths
@@ -547,7 +580,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 			continue
 		}
 		if n.cversion() > 0 || (maxNeverUsedMillis != 0 && nowMillis-n.mtime() > maxNeverUsedMillis) {
-			out = append(out, n.path())
+			out = append(out, t.pathOf(n))
 		}
 	}
 	for n := range t.ttls {
@@ -555,7 +588,7 @@ func (t *Tree) ContainerCandidates(nowMillis, maxNeverUsedMillis int64, limit in
 			continue
 		}
 		if ttl := proto.TTLOf(n.owner()); ttl != 0 && nowMillis-n.mtime() > ttl {
-			out = append(out, n.path())
+			out = append(out, t.pathOf(n))
 		}
 	}
 	t.mu.RUnlock()

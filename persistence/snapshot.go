@@ -283,7 +283,9 @@ func (w *SnapshotWriter) AddNode(path string, node *proto.DataNode) error {
 	}
 	if node.Acl != -1 {
 		if _, ok := w.usedACLs[node.Acl]; !ok {
-			w.usedACLs[node.Acl] = path
+			// A copy: the caller may reuse the path's bytes (the
+			// tree's snapshot walk does, batch after batch).
+			w.usedACLs[node.Acl] = strings.Clone(path)
 		}
 	}
 	w.nodes.enc.WriteString(path)
