@@ -96,11 +96,11 @@ type Tree struct {
 	ttls       map[*node]struct{}
 	quotas     quotaRoots
 
-	dataSize    int64 // Java's approximateDataSize, kept up to date
-	digest      int64 // wrapping sum of node digests
-	digestBlock [60]byte
-	digestPath  []byte // scratch for nodeDigest
-	lastZxid    int64
+	dataSize      int64 // Java's approximateDataSize, kept up to date
+	digest        int64 // wrapping sum of node digests
+	digestBlock   [60]byte
+	digestScratch []byte // path, data and stat block of nodeDigest
+	lastZxid      int64
 
 	// javaEphemerals mirrors ephemerals as Java's HashSets, for the
 	// order clients see them in (see JavaStringSet).
