@@ -25,7 +25,7 @@ func importCommand() *cli.Command {
 	flags = append(flags,
 		&cli.BoolFlag{Name: "force", Usage: "replace a gozk store that is not empty (the old one is renamed aside)"},
 		&cli.BoolFlag{Name: "trust-empty-snapshot", Usage: "zookeeper.snapshot.trust.empty: replay logs without any snapshot"},
-		&cli.BoolFlag{Name: "ignore-digest-mismatch", Usage: "import even when a digest check fails (the store then holds one snapshot of the tree as replayed)"},
+		&cli.BoolFlag{Name: "ignore-digest-mismatch", Usage: "import even when a digest check fails and no later one matches (the store then holds one snapshot of the tree as replayed)"},
 	)
 	return &cli.Command{
 		Name:  "import",
@@ -103,7 +103,10 @@ func importJava(src, dst *dataDirs, o importOptions) (importReport, error) {
 		for _, m := range r.digests.mismatches {
 			fmt.Fprintf(o.log, "digest mismatch: %s\n", m)
 		}
-		if !o.ignoreMismatch {
+		if r.digests.settled() {
+			fmt.Fprintf(o.log, "the tree digest matched Java's again from txn 0x%x to the last check: "+
+				"the mismatches are those of Java's fuzzy snapshots; importing the tree as replayed\n", r.digests.settledAt)
+		} else if !o.ignoreMismatch {
 			return rep, fmt.Errorf("%d digest checks failed (Java only logs these; --ignore-digest-mismatch imports anyway)", n)
 		}
 	}

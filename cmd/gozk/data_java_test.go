@@ -187,3 +187,31 @@ func TestDumpGozkStore(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDigestReportSettles: a mismatch followed by checks that match up to
+// the last one is settled (Java's fuzzy snapshot recorded its digest a txn
+// early); one that the last check repeats, or that no check follows, is
+// not.
+func TestDigestReportSettles(t *testing.T) {
+	what := func() string { return "mismatch" }
+	for _, c := range []struct {
+		name    string
+		checks  []bool
+		settled bool
+		at      int64
+	}{
+		{"all match", []bool{true, true}, false, 0},
+		{"mismatch then matches", []bool{true, false, false, true, true}, true, 4},
+		{"mismatch last", []bool{false, true, false}, false, 0},
+		{"only a mismatch", []bool{false}, false, 0},
+		{"settles twice", []bool{false, true, false, true}, true, 4},
+	} {
+		var d digestReport
+		for i, ok := range c.checks {
+			d.record(int64(i+1), ok, what)
+		}
+		if d.settled() != c.settled || (c.settled && d.settledAt != c.at) || d.checked != len(c.checks) {
+			t.Errorf("%s: settled %v at 0x%x after %d checks, want %v at 0x%x", c.name, d.settled(), d.settledAt, d.checked, c.settled, c.at)
+		}
+	}
+}
