@@ -130,7 +130,7 @@ func Open(opts Options) (*TxnLog, error) {
 	if opts.Logger != nil {
 		log = opts.Logger.With().Str("component", "txnlog").Logger()
 	}
-	po := pebbleOptions(opts.filesystem(), log)
+	po := pebbleOptions(sizedWALFS{opts.filesystem()}, log)
 	po.ReadOnly = opts.ReadOnly
 	db, err := openPebble(storeDir, "txn log", po)
 	if err != nil {
