@@ -78,7 +78,11 @@
 //
 // The txn log's Pebble store lives in <Options.Dir>/gozk (StoreDirName);
 // its WAL is in the same directory so one fsync covers everything a commit
-// needs. In both stores keys start with a one-byte prefix that names what
+// needs. A WAL file is as large as its preallocation (about 1.1 times a
+// memtable) from its second write on, its records at the start and zeros
+// after them, so the fsync of a commit writes data and no new file size
+// (sizedWALFS; Pebble alone would grow the file with each write). In both
+// stores keys start with a one-byte prefix that names what
 // they hold:
 //
 //	'm' + name               metadata: "mformat" holds the store format (uint32 BE, now 1);
