@@ -12,6 +12,7 @@
 #   make bench             every benchmark, with allocation counts
 #   make interop           the compatibility tests under compat/ (tag interop)
 #   make golden            regenerate proto's golden vectors with ZooKeeper's Java classes
+#   make quorum-oracle     regenerate quorum's fixture of Java's quorum verdicts
 
 GO ?= go
 FUZZTIME ?= 60s
@@ -131,6 +132,24 @@ golden:
 	javac -Xlint:all,-path -d $(GOLDEN_CLASSES) -cp $(GOLDEN_CP) $(GOLDEN_SRC)/*.java
 	java -cp $(GOLDEN_RUN_CP) GoldenVectors proto/testdata/golden proto/zookeeper.jute
 	go test ./proto/ -run '^TestGolden'
+
+# quorum-oracle regenerates quorum/testdata/java-verdicts.txt: Apache
+# ZooKeeper's own QuorumMaj and QuorumHierarchical asked about random
+# ensembles (seed and count fixed, so the file only changes with Java).
+# It needs javac and the ZooKeeper jars, as golden does; the fixture is
+# committed, so `go test` itself never needs Java.
+QUORUM_ORACLE_SRC := quorum/testdata/javaoracle
+QUORUM_ORACLE_CLASSES := $(QUORUM_ORACLE_SRC)/classes
+
+.PHONY: quorum-oracle
+quorum-oracle:
+	rm -rf $(QUORUM_ORACLE_CLASSES)
+	mkdir -p $(QUORUM_ORACLE_CLASSES)
+	javac -Xlint:all,-path -d $(QUORUM_ORACLE_CLASSES) -cp $(GOLDEN_CP) $(QUORUM_ORACLE_SRC)/QuorumOracle.java
+	java -cp $(QUORUM_ORACLE_CLASSES):$(GOLDEN_CP):$(GOLDEN_JARS)/slf4j-api.jar:$(GOLDEN_JARS)/slf4j-nop.jar \
+		QuorumOracle 20261127 400 > quorum/testdata/java-verdicts.txt
+	rm -rf $(QUORUM_ORACLE_CLASSES)
+	go test ./quorum/
 
 # bench-compare installs Apache ZooKeeper 3.8.0 if it is missing (bench-deps),
 # builds gozk, starts Apache ZooKeeper and gozk side by
