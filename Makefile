@@ -13,6 +13,7 @@
 #   make interop           the compatibility tests under compat/ (tag interop)
 #   make golden            regenerate proto's golden vectors with ZooKeeper's Java classes
 #   make quorum-oracle     regenerate quorum's fixture of Java's quorum verdicts
+#   make fle-oracle        regenerate fle's fixture of Java's election wire bytes
 
 GO ?= go
 FUZZTIME ?= 60s
@@ -150,6 +151,23 @@ quorum-oracle:
 		QuorumOracle 20261127 400 > quorum/testdata/java-verdicts.txt
 	rm -rf $(QUORUM_ORACLE_CLASSES)
 	go test ./quorum/
+
+# fle-oracle regenerates fle/testdata/java-wire.txt: the notification
+# bytes Apache ZooKeeper's FastLeaderElection sends, and what its
+# QuorumCnxManager makes of the initial messages, for the cases in
+# fle/testdata/java-wire-cases.txt. Java and the jars as for golden.
+FLE_ORACLE_SRC := fle/testdata/javaoracle
+FLE_ORACLE_CLASSES := $(FLE_ORACLE_SRC)/classes
+
+.PHONY: fle-oracle
+fle-oracle:
+	rm -rf $(FLE_ORACLE_CLASSES)
+	mkdir -p $(FLE_ORACLE_CLASSES)
+	javac -Xlint:all,-path -d $(FLE_ORACLE_CLASSES) -cp $(GOLDEN_CP) $(FLE_ORACLE_SRC)/FleOracle.java
+	java -cp $(FLE_ORACLE_CLASSES):$(GOLDEN_CP):$(GOLDEN_JARS)/slf4j-api.jar:$(GOLDEN_JARS)/slf4j-nop.jar \
+		org.apache.zookeeper.server.quorum.FleOracle fle/testdata/java-wire-cases.txt > fle/testdata/java-wire.txt
+	rm -rf $(FLE_ORACLE_CLASSES)
+	go test ./fle/
 
 # bench-compare installs Apache ZooKeeper 3.8.0 if it is missing (bench-deps),
 # builds gozk, starts Apache ZooKeeper and gozk side by
