@@ -92,8 +92,6 @@ func javaAddrs(t *testing.T, addrs []string) string {
 		}
 		if p, err := strconv.Atoi(port); err == nil {
 			port = strconv.Itoa(p) // Java prints the number: +5 is 5
-		} else if strings.HasPrefix(port, "+") {
-			port = port[1:]
 		}
 		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
 			host = javaIPv6(ip)
