@@ -134,39 +134,33 @@ golden:
 	java -cp $(GOLDEN_RUN_CP) GoldenVectors proto/testdata/golden proto/zookeeper.jute
 	go test ./proto/ -run '^TestGolden'
 
-# quorum-oracle regenerates quorum/testdata/java-verdicts.txt: Apache
-# ZooKeeper's own QuorumMaj and QuorumHierarchical asked about random
-# ensembles (seed and count fixed, so the file only changes with Java).
-# It needs javac and the ZooKeeper jars, as golden does; the fixture is
-# committed, so `go test` itself never needs Java.
-QUORUM_ORACLE_SRC := quorum/testdata/javaoracle
-QUORUM_ORACLE_CLASSES := $(QUORUM_ORACLE_SRC)/classes
+# java-oracle compiles the Java program in directory $(1) against
+# ZooKeeper's jars, runs its class $(2) with arguments $(3) into file $(4),
+# and removes the class files again. The oracles below ask Apache
+# ZooKeeper's own classes for the answers a package's tests hold it to;
+# their output is committed, so `go test` itself never needs Java (the
+# jars and javac as for golden).
+define java-oracle
+	rm -rf $(1)/classes
+	mkdir -p $(1)/classes
+	javac -Xlint:all,-path -d $(1)/classes -cp $(GOLDEN_CP) $(1)/*.java
+	java -cp $(1)/classes:$(GOLDEN_CP):$(GOLDEN_JARS)/slf4j-api.jar:$(GOLDEN_JARS)/slf4j-nop.jar $(2) $(3) > $(4)
+	rm -rf $(1)/classes
+endef
 
+# quorum-oracle: QuorumMaj's and QuorumHierarchical's verdicts on random
+# ensembles (seed and count fixed, so the file only changes with Java).
 .PHONY: quorum-oracle
 quorum-oracle:
-	rm -rf $(QUORUM_ORACLE_CLASSES)
-	mkdir -p $(QUORUM_ORACLE_CLASSES)
-	javac -Xlint:all,-path -d $(QUORUM_ORACLE_CLASSES) -cp $(GOLDEN_CP) $(QUORUM_ORACLE_SRC)/QuorumOracle.java
-	java -cp $(QUORUM_ORACLE_CLASSES):$(GOLDEN_CP):$(GOLDEN_JARS)/slf4j-api.jar:$(GOLDEN_JARS)/slf4j-nop.jar \
-		QuorumOracle 20261127 400 > quorum/testdata/java-verdicts.txt
-	rm -rf $(QUORUM_ORACLE_CLASSES)
+	$(call java-oracle,quorum/testdata/javaoracle,QuorumOracle,20261127 400,quorum/testdata/java-verdicts.txt)
 	go test ./quorum/
 
-# fle-oracle regenerates fle/testdata/java-wire.txt: the notification
-# bytes Apache ZooKeeper's FastLeaderElection sends, and what its
+# fle-oracle: the notification bytes FastLeaderElection sends and what
 # QuorumCnxManager makes of the initial messages, for the cases in
-# fle/testdata/java-wire-cases.txt. Java and the jars as for golden.
-FLE_ORACLE_SRC := fle/testdata/javaoracle
-FLE_ORACLE_CLASSES := $(FLE_ORACLE_SRC)/classes
-
+# fle/testdata/java-wire-cases.txt.
 .PHONY: fle-oracle
 fle-oracle:
-	rm -rf $(FLE_ORACLE_CLASSES)
-	mkdir -p $(FLE_ORACLE_CLASSES)
-	javac -Xlint:all,-path -d $(FLE_ORACLE_CLASSES) -cp $(GOLDEN_CP) $(FLE_ORACLE_SRC)/FleOracle.java
-	java -cp $(FLE_ORACLE_CLASSES):$(GOLDEN_CP):$(GOLDEN_JARS)/slf4j-api.jar:$(GOLDEN_JARS)/slf4j-nop.jar \
-		org.apache.zookeeper.server.quorum.FleOracle fle/testdata/java-wire-cases.txt > fle/testdata/java-wire.txt
-	rm -rf $(FLE_ORACLE_CLASSES)
+	$(call java-oracle,fle/testdata/javaoracle,org.apache.zookeeper.server.quorum.FleOracle,fle/testdata/java-wire-cases.txt,fle/testdata/java-wire.txt)
 	go test ./fle/
 
 # bench-compare installs Apache ZooKeeper 3.8.0 if it is missing (bench-deps),
