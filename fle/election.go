@@ -1,10 +1,6 @@
 package fle
 
-import (
-	"slices"
-
-	"github.com/gozk/gozk/quorum"
-)
+import "github.com/gozk/gozk/quorum"
 
 // Vote is a server's choice of leader, as Java's Vote holds it.
 type Vote struct {
@@ -113,7 +109,7 @@ type Election struct {
 func NewElection(self Self, clock int64) (*Election, []Outgoing) {
 	e := &Election{
 		self:          self,
-		participant:   slices.Contains(self.Verifier.Voters(), self.ID),
+		participant:   self.Verifier.IsVoter(self.ID),
 		clock:         clock + 1,
 		recvset:       map[int64]Vote{},
 		outOfElection: map[int64]Vote{},
@@ -133,8 +129,6 @@ func (e *Election) initialProposal() (leader, zxid, epoch int64) {
 	}
 	return e.self.ID, e.self.LastLoggedZxid, e.self.CurrentEpoch
 }
-
-func (e *Election) isVoter(sid int64) bool { return slices.Contains(e.self.Verifier.Voters(), sid) }
 
 // proposalToAll is Java's sendNotifications.
 func (e *Election) proposalToAll() []Outgoing {
@@ -175,7 +169,7 @@ func (e *Election) Result() (Vote, ServerState, bool) { return e.result, e.state
 func (e *Election) Receive(from int64, n Notification) ([]Outgoing, Event) {
 	// The receiver thread's part: servers that do not vote get this
 	// server's current vote back at once, and nothing else happens.
-	if !e.isVoter(from) {
+	if !e.self.Verifier.IsVoter(from) {
 		cur := e.self.Current
 		round := e.clock
 		state := Looking
@@ -230,7 +224,7 @@ func (e *Election) FinalizeExpired() bool {
 
 // take is the body of lookForLeader's loop for one notification.
 func (e *Election) take(from int64, n Notification) ([]Outgoing, Event) {
-	if !e.isVoter(n.Leader) {
+	if !e.self.Verifier.IsVoter(n.Leader) {
 		return nil, Nothing
 	}
 	switch n.State {

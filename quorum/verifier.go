@@ -18,8 +18,10 @@ type Verifier interface {
 	// majority ensemble; its weight.N (1 by default) in a hierarchical one,
 	// 0 for a server the configuration does not weigh.
 	Weight(sid int64) int64
-	// Voters returns the participants' ids, ascending.
+	// Voters returns the participants' ids, ascending (a copy).
 	Voters() []int64
+	// IsVoter reports whether sid is a participant, without copying.
+	IsVoter(sid int64) bool
 	// Observers returns the observers' ids, ascending.
 	Observers() []int64
 	// Version is the configuration's version (the hex suffix of its
@@ -52,7 +54,7 @@ func (m *members) Voters() []int64    { return append([]int64(nil), m.voters...)
 func (m *members) Observers() []int64 { return append([]int64(nil), m.observers...) }
 func (m *members) Version() int64     { return m.version }
 
-func (m *members) isVoter(sid int64) bool {
+func (m *members) IsVoter(sid int64) bool {
 	i := sort.Search(len(m.voters), func(i int) bool { return m.voters[i] >= sid })
 	return i < len(m.voters) && m.voters[i] == sid
 }
@@ -92,7 +94,7 @@ func NewMajority(e *conf.Ensemble) *Majority {
 func (m *Majority) ContainsQuorum(ids []int64) bool {
 	n := 0
 	distinct(ids, func(sid int64) {
-		if m.isVoter(sid) {
+		if m.IsVoter(sid) {
 			n++
 		}
 	})

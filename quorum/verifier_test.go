@@ -180,6 +180,11 @@ func TestMajority(t *testing.T) {
 	if !slices.Equal(v.Voters(), []int64{1, 2, 3, 4, 5}) || !slices.Equal(v.Observers(), []int64{6, 7}) {
 		t.Errorf("Voters %v, Observers %v", v.Voters(), v.Observers())
 	}
+	for sid, want := range map[int64]bool{1: true, 5: true, 6: false, 42: false} {
+		if v.IsVoter(sid) != want {
+			t.Errorf("IsVoter(%d) = %v, want %v", sid, !want, want)
+		}
+	}
 	if v.Weight(3) != 1 || v.Weight(6) != 1 {
 		t.Errorf("a majority verifier weighs every server 1, as Java's")
 	}
