@@ -156,6 +156,9 @@ func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 		if pebble.IsCorruptionError(err) {
 			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)
 		}
+		if le := lockedError(dir, what, err); le != nil {
+			return nil, le
+		}
 		return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, err)
 	}
 	if err := checkFormat(db, dir, po.ReadOnly); err != nil {
