@@ -1,4 +1,4 @@
-package main
+package datatools
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // each tools/ directory, what Java's TxnLogToolkit and SnapshotFormatter
 // printed for every file (in UTC and the en_US locale); see
 // compat/datadir's TestGenerateFixtures.
-const javaFixtures = "../../persistence/zkfiles/testdata/java-3.8.0"
+const javaFixtures = "../persistence/zkfiles/testdata/java-3.8.0"
 
 func fixtureFiles(t *testing.T, prefix string) []string {
 	t.Helper()

@@ -1,4 +1,4 @@
-package main
+package datatools
 
 import (
 	"cmp"
@@ -9,68 +9,50 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/server"
 )
 
-func init() {
-	dataSubcommands = append(dataSubcommands, exportCommand())
+// ExportOptions are the choices of an Export.
+type ExportOptions struct {
+	// Force moves aside (<dir>.replaced-<time>) a version-2 directory
+	// that holds Java files at or past the export's zxid. Older files
+	// may stay: Java's restore picks the newest snapshot and skips every
+	// txn it holds.
+	Force bool
+	// Log receives a line per step (the store loaded, a directory moved
+	// aside); nil discards them.
+	Log io.Writer
 }
 
-func exportCommand() *cli.Command {
-	flags := dirFlags("from", "from-log-dir", "config", "gozk's")
-	flags = append(flags, dirFlags("to", "to-log-dir", "to-config", "Apache ZooKeeper's")...)
-	flags = append(flags,
-		&cli.StringFlag{Name: "compression", Usage: "snapshot compression: none, gz or snappy (default: zookeeper.snapshot.compression.method of --to-config)"},
-		&cli.BoolFlag{Name: "force", Usage: "replace Java files already in the destination's version-2 (the old directory is renamed aside)"},
-	)
-	return &cli.Command{
-		Name:  "export",
-		Usage: "write an Apache ZooKeeper 3.8 data directory from gozk's store",
-		Description: "Loads gozk's store as the server does and writes version-2/snapshot.<zxid> of the whole tree,\n" +
-			"its sessions and ACLs at the last zxid (with Java's checksums and the digest as 3.8.0 writes it)\n" +
-			"and the acceptedEpoch and currentEpoch files. Apache ZooKeeper 3.8.0 starts from it with the\n" +
-			"same tree, sessions and zxid. The destination defaults to the same directories. Stop gozk first.",
-		Flags:  flags,
-		Action: runExport,
-	}
+// ExportResult describes the Java snapshot an Export wrote.
+type ExportResult struct {
+	// Snapshot is the path of version-2/snapshot.<zxid>.
+	Snapshot string
+	// Zxid is its zxid, the gozk store's last.
+	Zxid int64
 }
 
-func runExport(c *cli.Context) error {
-	src, err := resolveDirs(c, "from", "from-log-dir", "config", nil)
-	if err != nil {
-		return err
-	}
-	dst, err := resolveDirs(c, "to", "to-log-dir", "to-config", src)
-	if err != nil {
-		return err
-	}
-	if v := c.String("compression"); v != "" {
-		if v != "none" && v != "gz" && v != "snappy" {
-			return cli.Exit("--compression must be none, gz or snappy", exitUsage)
-		}
-		dst.compression = zkfiles.ParseCompression(v)
-	}
-	path, zxid, err := exportJava(src, dst, c.Bool("force"), c.App.Writer)
-	if err != nil {
-		return cli.Exit("export: "+err.Error(), exitRuntime)
-	}
-	fmt.Fprintf(c.App.Writer, "exported gozk's store in %s to %s (zxid 0x%x)\n", src.data, path, zxid)
-	return nil
+// Export recovers from's gozk store as the server does and writes to's
+// Java version-2 directories (to.Compression chooses the snapshot's), then
+// reads them back as Java's restore will and checks that they give the
+// same tree. Neither server may be running.
+func Export(from, to Dirs, o ExportOptions) (ExportResult, error) {
+	path, zxid, err := exportJava(&from, &to, o.Force, o.Log)
+	return ExportResult{Snapshot: path, Zxid: zxid}, err
 }
 
-// exportJava loads src's gozk store and writes dst's Java version-2
-// directories. It returns the snapshot file and its zxid.
-func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, error) {
-	store, err := openGozkStore(src, true)
+func exportJava(src, dst *Dirs, force bool, log io.Writer) (string, int64, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	store, err := src.openGozkStore(true)
 	if err != nil {
 		return "", 0, err
 	}
-	tree, rec, err := server.Recover(store, src.opts, src.limit)
+	tree, rec, err := server.Recover(store, src.Tree, src.limit())
 	if err != nil {
 		store.Close()
 		return "", 0, err
@@ -88,7 +70,7 @@ func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, e
 	// Java files already there are fine when they are all older than the
 	// export (a rollback in place: Java picks the new snapshot and skips
 	// every older txn); anything at or past its zxid would be mixed in.
-	conflicts, err := newerJavaFiles(snapDir, logDir, zxid, dst.limit)
+	conflicts, err := newerJavaFiles(snapDir, logDir, zxid, dst.limit())
 	if err != nil {
 		return "", 0, err
 	}
@@ -111,8 +93,8 @@ func exportJava(src, dst *dataDirs, force bool, log io.Writer) (string, int64, e
 		}
 	}
 
-	path, err := zkfiles.CreateSnapshotFile(snapDir, zxid, dst.compression, func(sw *zkfiles.SnapshotWriter) error {
-		return writeJavaSnapshot(sw, tree)
+	path, err := zkfiles.CreateSnapshotFile(snapDir, zxid, dst.Compression, func(sw *zkfiles.SnapshotWriter) error {
+		return WriteJavaSnapshot(sw, tree)
 	})
 	if err != nil {
 		return "", 0, err
@@ -190,11 +172,12 @@ func uniq(a, b string) []string {
 	return []string{a, b}
 }
 
-// writeJavaSnapshot writes tree as FileSnap.serialize does: sessions, the
-// ACL map, the nodes from the root, and the digest section that 3.8.0
-// writes with zookeeper.digest.enabled (an all-zero one when the digest
-// is off in gozk, which Java reads as "no digest").
-func writeJavaSnapshot(sw *zkfiles.SnapshotWriter, tree *db.Tree) error {
+// WriteJavaSnapshot writes tree as Java's FileSnap.serialize does:
+// sessions (by id), the ACL map, the nodes from the root, and the digest
+// section that 3.8.0 writes with zookeeper.digest.enabled (an all-zero one
+// when the tree's digest is off, which Java reads as "no digest"), and
+// calls sw.Finish. The tree must not change meanwhile.
+func WriteJavaSnapshot(sw *zkfiles.SnapshotWriter, tree *db.Tree) error {
 	sessions := tree.SessionList()
 	slices.SortFunc(sessions, func(a, b proto.SnapshotSession) int { return cmp.Compare(a.Id, b.Id) })
 	if err := sw.Sessions(sessions); err != nil {

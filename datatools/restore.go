@@ -1,108 +1,15 @@
-package main
+package datatools
 
 import (
 	"bytes"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
-	"strings"
-	"time"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/db"
-	"github.com/gozk/gozk/jute"
-	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
 )
-
-// dataDirs are a server's dataDir and dataLogDir, as zoo.cfg names them,
-// with the settings that matter for moving data.
-type dataDirs struct {
-	data, log string
-	// opts are the tree settings (extendedTypesEnabled, digest.enabled).
-	opts db.Options
-	// limit is the jute field limit (jute.maxbuffer + extra).
-	limit int
-	// compression is zookeeper.snapshot.compression.method.
-	compression zkfiles.Compression
-}
-
-// dirFlags are the flags that name one side of a move: a directory, an
-// optional separate log directory, and a zoo.cfg to read both from.
-func dirFlags(dir, logDir, config, side string) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: dir, Usage: side + " dataDir"},
-		&cli.StringFlag{Name: logDir, Usage: side + " dataLogDir (default: the dataDir)"},
-		&cli.StringFlag{Name: config, Usage: "zoo.cfg to read " + side + " dataDir and dataLogDir (and settings) from"},
-	}
-}
-
-// resolveDirs reads one side's flags. With neither a directory nor a
-// config, fallback (the other side) is used when not nil.
-func resolveDirs(c *cli.Context, dir, logDir, config string, fallback *dataDirs) (*dataDirs, error) {
-	d := &dataDirs{
-		opts:  db.Options{DigestEnabled: true},
-		limit: jute.DefaultFieldLimit,
-	}
-	if path := c.String(config); path != "" {
-		jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
-		cfg, err := conf.Load(path, jvmFlags)
-		if err != nil {
-			return nil, cli.Exit(err.Error(), exitBadConfig)
-		}
-		d.data, d.log = cfg.DataDir, cfg.DataLogDir
-		d.opts = db.Options{ExtendedTypesEnabled: cfg.ExtendedTypesEnabled, DigestEnabled: cfg.DigestEnabled}
-		d.limit = jute.FieldLimit(cfg.JuteMaxBuffer, cfg.JuteMaxBufferExtra)
-		for _, k := range []string{"zookeeper.snapshot.compression.method", "snapshot.compression.method"} {
-			if p, ok := cfg.Properties[k]; ok {
-				d.compression = zkfiles.ParseCompression(p.Value)
-			}
-		}
-	}
-	if v := c.String(dir); v != "" {
-		d.data = v
-	}
-	if v := c.String(logDir); v != "" {
-		d.log = v
-	}
-	if d.data == "" {
-		if fallback == nil {
-			return nil, cli.Exit(fmt.Sprintf("--%s or --%s is required", dir, config), exitUsage)
-		}
-		cp := *fallback
-		if c.String(logDir) != "" {
-			cp.log = c.String(logDir)
-		}
-		return &cp, nil
-	}
-	if d.log == "" {
-		d.log = d.data
-	}
-	return d, nil
-}
-
-// javaVersionDirs returns the version-2 directories of a Java data
-// directory: snapshots (and epochs) under dataDir, logs under dataLogDir.
-func (d *dataDirs) javaVersionDirs() (snap, log string) {
-	return zkfiles.VersionPath(d.data), zkfiles.VersionPath(d.log)
-}
-
-// moveAside renames path to path.replaced-<time> when it exists, and
-// returns the new name ("" when there was nothing).
-func moveAside(path string) (string, error) {
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return "", nil
-	}
-	to := fmt.Sprintf("%s.replaced-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
-	if err := os.Rename(path, to); err != nil {
-		return "", err
-	}
-	return to, nil
-}
 
 // digestReport collects the digest comparisons of a restore, which Java
 // makes too (it only logs and counts a mismatch).
@@ -146,7 +53,7 @@ type restoredJava struct {
 // FileTxnSnapLog.restore does: the newest snapshot that loads, then every
 // later txn of the logs, comparing the snapshot's digest when replay
 // reaches its zxid and each txn's digest after that.
-func restoreJava(d *dataDirs, trustEmpty bool) (*restoredJava, error) {
+func restoreJava(d *Dirs, trustEmpty bool) (*restoredJava, error) {
 	snapDir, logDir := d.javaVersionDirs()
 	r := &restoredJava{}
 	var ld *db.Loader
@@ -167,9 +74,9 @@ func restoreJava(d *dataDirs, trustEmpty bool) (*restoredJava, error) {
 			snapDigest = nil // that txn is not in the log: Java skips the check
 		}
 	}
-	res, err := zkfiles.Restore(snapDir, logDir, zkfiles.RestoreOptions{Limit: d.limit, TrustEmptySnapshot: trustEmpty}, zkfiles.RestoreHandler{
+	res, err := zkfiles.Restore(snapDir, logDir, zkfiles.RestoreOptions{Limit: d.limit(), TrustEmptySnapshot: trustEmpty}, zkfiles.RestoreHandler{
 		Snapshot: func(zkfiles.File) zkfiles.SnapshotHandler {
-			r.tree = db.New(d.opts)
+			r.tree = db.New(d.Tree)
 			ld = r.tree.NewLoader()
 			sessions = make(map[int64]int32)
 			return zkfiles.SnapshotHandler{
@@ -185,20 +92,20 @@ func restoreJava(d *dataDirs, trustEmpty bool) (*restoredJava, error) {
 			r.tree.FinishLoad()
 			r.tree.SetLastProcessedZxid(f.Zxid)
 			r.res.Snapshot = f
-			if dg, ok := info.DigestValue(); ok && d.opts.DigestEnabled && dg.Zxid >= f.Zxid && dg.DigestVersion == proto.DigestVersion {
+			if dg, ok := info.DigestValue(); ok && d.Tree.DigestEnabled && dg.Zxid >= f.Zxid && dg.DigestVersion == proto.DigestVersion {
 				snapDigest = &dg
 				checkSnap(f.Zxid)
 			}
 			return nil
 		},
 		Txn: func(file string, rec zkfiles.Record) error {
-			txn, err := proto.DecodeTxn(rec.Data, d.limit)
+			txn, err := proto.DecodeTxn(rec.Data, d.limit())
 			if err != nil {
 				return fmt.Errorf("%s: the txn at offset %d cannot be decoded: %w", file, rec.Offset, err)
 			}
 			r.tree.Apply(txn)
 			checkSnap(txn.Header.Zxid)
-			if dg := txn.Digest; dg != nil && snapDigest == nil && d.opts.DigestEnabled && dg.Version == proto.DigestVersion {
+			if dg := txn.Digest; dg != nil && snapDigest == nil && d.Tree.DigestEnabled && dg.Version == proto.DigestVersion {
 				got := r.tree.Digest()
 				r.digests.record(txn.Header.Zxid, got == dg.TreeDigest, func() string {
 					return fmt.Sprintf("txn 0x%x (%s): the tree digest is %d, the txn recorded %d", txn.Header.Zxid, file, got, dg.TreeDigest)
@@ -212,11 +119,6 @@ func restoreJava(d *dataDirs, trustEmpty bool) (*restoredJava, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// openGozkStore opens the gozk store of d.
-func openGozkStore(d *dataDirs, readOnly bool) (*persistence.Store, error) {
-	return persistence.OpenStore(persistence.StoreOptions{DataDir: d.data, DataLogDir: d.log, ForceSync: true, ReadOnly: readOnly})
 }
 
 // sameTree reports the first difference between two trees: a node's data

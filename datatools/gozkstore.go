@@ -1,6 +1,7 @@
-package main
+package datatools
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +65,9 @@ func loadGozkSnapshot(dir string) (*snapshotDump, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(infos) == 0 {
+		return nil, &noSnapshotError{dir: dir}
+	}
 	for _, info := range infos {
 		if info.Err != nil {
 			continue
@@ -85,3 +89,19 @@ func loadGozkSnapshot(dir string) (*snapshotDump, error) {
 	}
 	return nil, fmt.Errorf("gozk's store in %s holds no intact snapshot", dir)
 }
+
+// ErrNoSnapshot is matched (errors.Is) by the error of DumpSnapshot on a
+// gozk store that has no snapshot at all, which is what a new store looks
+// like: it is sound, and the server recovers it from an empty tree and the
+// txn log.
+var ErrNoSnapshot = errors.New("datatools: the store has no snapshot yet")
+
+type noSnapshotError struct{ dir string }
+
+func (e *noSnapshotError) Error() string {
+	return fmt.Sprintf("gozk's store in %s has no snapshot yet, which is normal for a new store: the server takes "+
+		"its first once it has logged snapCount/2 to snapCount txns, and until then recovers from an empty tree and "+
+		"the txn log (dump-log prints it)", e.dir)
+}
+
+func (e *noSnapshotError) Is(target error) bool { return target == ErrNoSnapshot }

@@ -1,4 +1,4 @@
-package main
+package datatools
 
 import (
 	"errors"
@@ -7,106 +7,75 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/server"
 )
 
-func init() {
-	dataSubcommands = append(dataSubcommands, importCommand())
+// ImportOptions are the choices of an Import.
+type ImportOptions struct {
+	// Force replaces a gozk store that is not empty: the old one is
+	// renamed aside (<dir>.replaced-<time>).
+	Force bool
+	// TrustEmptySnapshot is zookeeper.snapshot.trust.empty: replay the
+	// logs when there is no snapshot.
+	TrustEmptySnapshot bool
+	// IgnoreDigestMismatch imports even when a digest check fails and no
+	// later one matches; the store then holds one snapshot of the tree as
+	// replayed.
+	IgnoreDigestMismatch bool
+	// Log receives a line per step (snapshot used, txns replayed, digest
+	// mismatches, a store moved aside); nil discards them.
+	Log io.Writer
 }
 
-func importCommand() *cli.Command {
-	flags := dirFlags("from", "from-log-dir", "config", "Apache ZooKeeper's")
-	flags = append(flags, dirFlags("to", "to-log-dir", "to-config", "gozk's")...)
-	flags = append(flags,
-		&cli.BoolFlag{Name: "force", Usage: "replace a gozk store that is not empty (the old one is renamed aside)"},
-		&cli.BoolFlag{Name: "trust-empty-snapshot", Usage: "zookeeper.snapshot.trust.empty: replay logs without any snapshot"},
-		&cli.BoolFlag{Name: "ignore-digest-mismatch", Usage: "import even when a digest check fails and no later one matches (the store then holds one snapshot of the tree as replayed)"},
-	)
-	return &cli.Command{
-		Name:  "import",
-		Usage: "build gozk's store from an Apache ZooKeeper data directory (version-2/snapshot.* and log.*)",
-		Description: "Reads the Java data directory as ZooKeeper 3.8's restore does (the newest snapshot that loads,\n" +
-			"plain, gz or snappy, then every later txn of the log files, with the same digest checks) and\n" +
-			"writes gozk's store at the same zxid: that snapshot, the txns after it and the epochs. The gozk\n" +
-			"destination defaults to the same directories (gozk's store sits beside version-2/). Stop both\n" +
-			"servers first.",
-		Flags:  flags,
-		Action: runImport,
+// ImportResult describes the store an Import wrote.
+type ImportResult struct {
+	// Zxid is the store's last zxid, Java's at the end of its logs.
+	Zxid int64
+	// Nodes counts the znodes (the root counted as Java counts it) and
+	// Sessions the sessions of the tree.
+	Nodes, Sessions int
+}
+
+// Import reads from (an Apache ZooKeeper data directory) and writes to's
+// gozk store, then reads that store back as the server will and checks
+// that it gives the same tree. The gozk store must be empty unless
+// o.Force. Neither server may be running.
+func Import(from, to Dirs, o ImportOptions) (ImportResult, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
 	}
-}
-
-func runImport(c *cli.Context) error {
-	src, err := resolveDirs(c, "from", "from-log-dir", "config", nil)
-	if err != nil {
-		return err
-	}
-	dst, err := resolveDirs(c, "to", "to-log-dir", "to-config", src)
-	if err != nil {
-		return err
-	}
-	out := c.App.Writer
-	rep, err := importJava(src, dst, importOptions{
-		force:          c.Bool("force"),
-		trustEmpty:     c.Bool("trust-empty-snapshot"),
-		ignoreMismatch: c.Bool("ignore-digest-mismatch"),
-		log:            out,
-	})
-	if err != nil {
-		return cli.Exit("import: "+err.Error(), exitRuntime)
-	}
-	fmt.Fprintf(out, "imported %s into gozk's store in %s: zxid 0x%x, %d znodes, %d sessions\n",
-		src.data, dst.data, rep.zxid, rep.nodes, rep.sessions)
-	return nil
-}
-
-type importOptions struct {
-	force, trustEmpty, ignoreMismatch bool
-	log                               io.Writer
-}
-
-type importReport struct {
-	zxid     int64
-	nodes    int
-	sessions int
-}
-
-// importJava reads src (a Java data directory) and writes dst's gozk
-// store, then reads that store back as the server would and checks it
-// gives the same tree.
-func importJava(src, dst *dataDirs, o importOptions) (importReport, error) {
-	var rep importReport
+	src, dst := &from, &to
+	var rep ImportResult
 	snapDir, logDir := src.javaVersionDirs()
 	for _, d := range []string{snapDir, logDir} {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			return rep, fmt.Errorf("%s is not an Apache ZooKeeper data directory (no %s)", filepath.Dir(d), zkfiles.VersionDir)
 		}
 	}
-	r, err := restoreJava(src, o.trustEmpty)
+	r, err := restoreJava(src, o.TrustEmptySnapshot)
 	if err != nil {
 		return rep, err
 	}
 	for _, s := range r.res.Skipped {
-		fmt.Fprintf(o.log, "skipped a snapshot that does not load (as Java would): %v\n", s)
+		fmt.Fprintf(o.Log, "skipped a snapshot that does not load (as Java would): %v\n", s)
 	}
 	if r.res.Snapshot.Path != "" {
-		fmt.Fprintf(o.log, "snapshot %s (zxid 0x%x), then %d txns from the logs up to 0x%x; %d digest checks\n",
+		fmt.Fprintf(o.Log, "snapshot %s (zxid 0x%x), then %d txns from the logs up to 0x%x; %d digest checks\n",
 			r.res.Snapshot.Path, r.res.Snapshot.Zxid, r.res.Txns, r.res.LastZxid, r.digests.checked)
 	} else {
-		fmt.Fprintf(o.log, "no snapshot; %d txns from the logs up to 0x%x\n", r.res.Txns, r.res.LastZxid)
+		fmt.Fprintf(o.Log, "no snapshot; %d txns from the logs up to 0x%x\n", r.res.Txns, r.res.LastZxid)
 	}
 	if n := len(r.digests.mismatches); n > 0 {
 		for _, m := range r.digests.mismatches {
-			fmt.Fprintf(o.log, "digest mismatch: %s\n", m)
+			fmt.Fprintf(o.Log, "digest mismatch: %s\n", m)
 		}
 		if r.digests.settled() {
-			fmt.Fprintf(o.log, "the tree digest matched Java's again from txn 0x%x to the last check: "+
+			fmt.Fprintf(o.Log, "the tree digest matched Java's again from txn 0x%x to the last check: "+
 				"the mismatches are those of Java's fuzzy snapshots; importing the tree as replayed\n", r.digests.settledAt)
-		} else if !o.ignoreMismatch {
+		} else if !o.IgnoreDigestMismatch {
 			return rep, fmt.Errorf("%d digest checks failed (Java only logs these; --ignore-digest-mismatch imports anyway)", n)
 		}
 	}
@@ -133,7 +102,7 @@ func importJava(src, dst *dataDirs, o importOptions) (importReport, error) {
 	}
 
 	// Read the store back as the server will.
-	tree, _, err := server.Recover(store, dst.opts, dst.limit)
+	tree, _, err := server.Recover(store, dst.Tree, dst.limit())
 	if err != nil {
 		return rep, fmt.Errorf("the new store does not load: %w", err)
 	}
@@ -145,16 +114,16 @@ func importJava(src, dst *dataDirs, o importOptions) (importReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	rep.zxid = tree.LastProcessedZxid()
-	rep.nodes = tree.NodeCount()
-	rep.sessions = len(tree.Sessions())
+	rep.Zxid = tree.LastProcessedZxid()
+	rep.Nodes = tree.NodeCount()
+	rep.Sessions = len(tree.Sessions())
 	return rep, nil
 }
 
 // openEmptyStore opens dst's gozk store, which must be empty unless force
 // is set; then the old one is renamed aside and a new one created.
-func openEmptyStore(dst *dataDirs, o importOptions) (*persistence.Store, error) {
-	store, err := openGozkStore(dst, false)
+func openEmptyStore(dst *Dirs, o ImportOptions) (*persistence.Store, error) {
+	store, err := dst.openGozkStore(false)
 	if err != nil {
 		return nil, err
 	}
@@ -167,33 +136,33 @@ func openEmptyStore(dst *dataDirs, o importOptions) (*persistence.Store, error) 
 		return store, nil
 	}
 	store.Close()
-	if !o.force {
+	if !o.Force {
 		return nil, fmt.Errorf("gozk's store in %s is not empty (%d snapshots, txns up to 0x%x); --force replaces it",
-			dst.data, len(snaps), store.Log().LastZxid())
+			dst.DataDir, len(snaps), store.Log().LastZxid())
 	}
-	for _, p := range []string{filepath.Join(dst.data, persistence.SnapshotDirName), filepath.Join(dst.log, persistence.StoreDirName)} {
+	for _, p := range []string{filepath.Join(dst.DataDir, persistence.SnapshotDirName), filepath.Join(dst.logDir(), persistence.StoreDirName)} {
 		moved, err := moveAside(p)
 		if err != nil {
 			return nil, err
 		}
 		if moved != "" {
-			fmt.Fprintf(o.log, "moved the old store %s to %s\n", p, moved)
+			fmt.Fprintf(o.Log, "moved the old store %s to %s\n", p, moved)
 		}
 	}
-	return openGozkStore(dst, false)
+	return dst.openGozkStore(false)
 }
 
 // copyJavaHistory writes the Java snapshot Java's restore used as gozk's
 // snapshot at the same zxid (with its digest), and the txns after it to
 // gozk's txn log, so that gozk's own recovery replays exactly what Java's
 // does.
-func copyJavaHistory(store *persistence.Store, src *dataDirs, r *restoredJava) error {
+func copyJavaHistory(store *persistence.Store, src *Dirs, r *restoredJava) error {
 	snap := r.res.Snapshot
 	w, err := store.CreateSnapshot(snap.Zxid)
 	if err != nil {
 		return err
 	}
-	info, err := zkfiles.ReadSnapshotFile(snap.Path, src.limit, zkfiles.SnapshotHandler{
+	info, err := zkfiles.ReadSnapshotFile(snap.Path, src.limit(), zkfiles.SnapshotHandler{
 		Session: func(id int64, to int32) error { return w.AddSession(proto.SnapshotSession{Id: id, Timeout: to}) },
 		ACL:     func(e proto.ACLCacheEntry) error { return w.AddACL(&e) },
 		Node: func(n *zkfiles.Node) error {
@@ -219,7 +188,7 @@ func copyJavaHistory(store *persistence.Store, src *dataDirs, r *restoredJava) e
 		return err
 	}
 	last := snap.Zxid
-	err = zkfiles.ReadLogs(logDir, snap.Zxid+1, src.limit, func(file string, rec zkfiles.Record) error {
+	err = zkfiles.ReadLogs(logDir, snap.Zxid+1, src.limit(), func(file string, rec zkfiles.Record) error {
 		z := rec.Zxid()
 		if z <= last {
 			return fmt.Errorf("%s: txn 0x%x follows 0x%x (Java applies it anyway; gozk's log keeps zxids strictly increasing)", file, z, last)

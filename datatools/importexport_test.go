@@ -1,9 +1,9 @@
-package main
+package datatools
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,18 +13,19 @@ import (
 
 	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
 )
 
-func fixtureDirs(name string) *dataDirs {
+func fixtureDirs(name string) *Dirs {
 	dir := filepath.Join(javaFixtures, name)
-	return &dataDirs{data: dir, log: dir, opts: db.Options{DigestEnabled: true, ExtendedTypesEnabled: true}, limit: jute.DefaultFieldLimit}
+	return &Dirs{DataDir: dir, DataLogDir: dir, Tree: db.Options{DigestEnabled: true, ExtendedTypesEnabled: true}, FieldLimit: jute.DefaultFieldLimit}
 }
 
-func tmpDirs(t *testing.T) *dataDirs {
+func tmpDirs(t *testing.T) *Dirs {
 	d := t.TempDir()
-	return &dataDirs{data: d, log: d, opts: db.Options{DigestEnabled: true, ExtendedTypesEnabled: true}, limit: jute.DefaultFieldLimit}
+	return &Dirs{DataDir: d, DataLogDir: d, Tree: db.Options{DigestEnabled: true, ExtendedTypesEnabled: true}, FieldLimit: jute.DefaultFieldLimit}
 }
 
 // treeDump is a comparable picture of a tree: every node's data, ACL and
@@ -65,24 +66,25 @@ func TestImportExportFixtures(t *testing.T) {
 				t.Fatalf("digest checks: %+v", orig.digests)
 			}
 			store := tmpDirs(t)
-			rep, err := importJava(src, store, importOptions{log: io.Discard})
+			rep, err := Import(*src, *store, ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.zxid != orig.tree.LastProcessedZxid() {
-				t.Fatalf("imported at 0x%x, Java's data is at 0x%x", rep.zxid, orig.tree.LastProcessedZxid())
+			if rep.Zxid != orig.tree.LastProcessedZxid() {
+				t.Fatalf("imported at 0x%x, Java's data is at 0x%x", rep.Zxid, orig.tree.LastProcessedZxid())
 			}
-			if _, err := importJava(src, store, importOptions{log: io.Discard}); err == nil || !strings.Contains(err.Error(), "not empty") {
+			if _, err := Import(*src, *store, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "not empty") {
 				t.Fatalf("second import into a full store: %v", err)
 			}
 
 			out := tmpDirs(t)
-			out.compression = zkfiles.CompressionOf("x." + name)
-			path, zxid, err := exportJava(store, out, false, io.Discard)
+			out.Compression = zkfiles.CompressionOf("x." + name)
+			res, err := Export(*store, *out, ExportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if zxid != rep.zxid || zkfiles.CompressionOf(path) != out.compression {
+			path, zxid := res.Snapshot, res.Zxid
+			if zxid != rep.Zxid || zkfiles.CompressionOf(path) != out.Compression {
 				t.Fatalf("exported %s at 0x%x", path, zxid)
 			}
 			back, err := restoreJava(out, false)
@@ -93,18 +95,18 @@ func TestImportExportFixtures(t *testing.T) {
 				t.Fatalf("round trip differs:\n%+v\n%+v", a, b)
 			}
 			for _, f := range []string{zkfiles.AcceptedEpochFile, zkfiles.CurrentEpochFile} {
-				if e, ok, err := zkfiles.ReadEpoch(filepath.Join(zkfiles.VersionPath(out.data), f)); !ok || err != nil || e != zkfiles.EpochOf(zxid) {
+				if e, ok, err := zkfiles.ReadEpoch(filepath.Join(zkfiles.VersionPath(out.DataDir), f)); !ok || err != nil || e != zkfiles.EpochOf(zxid) {
 					t.Fatalf("%s: %d %v %v", f, e, ok, err)
 				}
 			}
-			if _, _, err := exportJava(store, out, false, io.Discard); err == nil {
+			if _, err := Export(*store, *out, ExportOptions{}); err == nil {
 				t.Fatal("export over Java files without --force succeeded")
 			}
-			if _, _, err := exportJava(store, out, true, io.Discard); err != nil {
+			if _, err := Export(*store, *out, ExportOptions{Force: true}); err != nil {
 				t.Fatalf("export --force: %v", err)
 			}
 			// --force on import moves the old store aside.
-			if _, err := importJava(src, store, importOptions{force: true, log: io.Discard}); err != nil {
+			if _, err := Import(*src, *store, ImportOptions{Force: true}); err != nil {
 				t.Fatalf("import --force: %v", err)
 			}
 		})
@@ -122,20 +124,21 @@ func TestInPlaceMigrationAndRollback(t *testing.T) {
 	if err := os.MkdirAll(ver, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(zkfiles.VersionPath(src.data))
+	entries, _ := os.ReadDir(zkfiles.VersionPath(src.DataDir))
 	for _, e := range entries {
-		b, _ := os.ReadFile(filepath.Join(zkfiles.VersionPath(src.data), e.Name()))
+		b, _ := os.ReadFile(filepath.Join(zkfiles.VersionPath(src.DataDir), e.Name()))
 		os.WriteFile(filepath.Join(ver, e.Name()), b, 0o644)
 	}
-	d := &dataDirs{data: dir, log: dir, opts: src.opts, limit: src.limit, compression: zkfiles.Snappy}
+	d := &Dirs{DataDir: dir, DataLogDir: dir, Tree: src.Tree, FieldLimit: src.FieldLimit, Compression: zkfiles.Snappy}
 	orig, err := restoreJava(d, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := importJava(d, d, importOptions{log: io.Discard}); err != nil {
+	if _, err := Import(*d, *d, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	path, _, err := exportJava(d, d, false, io.Discard)
+	res, err := Export(*d, *d, ExportOptions{})
+	path := res.Snapshot
 	if err != nil {
 		t.Fatalf("rollback in place: %v", err)
 	}
@@ -155,12 +158,12 @@ func TestInPlaceMigrationAndRollback(t *testing.T) {
 // import wrote, in the same layout as for Java's files.
 func TestDumpGozkStore(t *testing.T) {
 	store := tmpDirs(t)
-	if _, err := importJava(fixtureDirs("plain"), store, importOptions{log: io.Discard}); err != nil {
+	if _, err := Import(*fixtureDirs("plain"), *store, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	d := &txnDumper{w: &buf, loc: time.UTC}
-	if err := dumpGozkLog(d, store.log, 0); err != nil {
+	if err := dumpGozkLog(d, store.DataLogDir, 0); err != nil {
 		t.Fatal(err)
 	}
 	// The txns after the Java snapshot, printed as TxnLogToolkit printed
@@ -171,7 +174,7 @@ func TestDumpGozkStore(t *testing.T) {
 	if len(gotLines) != len(wantLines) || !reflect.DeepEqual(gotLines[1:], wantLines[1:]) {
 		t.Fatalf("gozk log dump:\n%s\nwant (after the first line):\n%s", buf.String(), want)
 	}
-	snap, err := loadGozkSnapshot(store.data)
+	snap, err := loadGozkSnapshot(store.DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +186,7 @@ func TestDumpGozkStore(t *testing.T) {
 	if !reflect.DeepEqual(gn, wn) || !reflect.DeepEqual(gr, wr) {
 		t.Fatalf("gozk snapshot dump differs from SnapshotFormatter's on the Java snapshot:\n%s", buf.String())
 	}
-	if _, err := os.Stat(filepath.Join(store.data, "gozk-snap")); err != nil {
+	if _, err := os.Stat(filepath.Join(store.DataDir, "gozk-snap")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -213,5 +216,32 @@ func TestDigestReportSettles(t *testing.T) {
 		if d.settled() != c.settled || (c.settled && d.settledAt != c.at) || d.checked != len(c.checks) {
 			t.Errorf("%s: settled %v at 0x%x after %d checks, want %v at 0x%x", c.name, d.settled(), d.settledAt, d.checked, c.settled, c.at)
 		}
+	}
+}
+
+// TestDumpSnapshotNewStore: a new store has no snapshot; DumpSnapshot
+// says so with ErrNoSnapshot and prints nothing, in every format, while a
+// store with a snapshot prints it.
+func TestDumpSnapshotNewStore(t *testing.T) {
+	dir := t.TempDir()
+	store, err := persistence.OpenStore(persistence.StoreOptions{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	for _, f := range []SnapshotFormat{SnapshotText, SnapshotTextData, SnapshotJSON} {
+		var buf bytes.Buffer
+		err := DumpSnapshot(&buf, dir, SnapshotDumpOptions{Format: f})
+		if !errors.Is(err, ErrNoSnapshot) || buf.Len() != 0 || !strings.Contains(err.Error(), "no snapshot yet") {
+			t.Errorf("format %d: %v, printed %q", f, err, buf.String())
+		}
+	}
+	full := tmpDirs(t)
+	if _, err := Import(*fixtureDirs("plain"), *full, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := DumpSnapshot(&buf, full.DataDir, SnapshotDumpOptions{Location: time.UTC}); err != nil || !strings.HasPrefix(buf.String(), "ZNode Details") {
+		t.Errorf("store with a snapshot: %v\n%s", err, buf.String())
 	}
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// javaFixture is a data directory written by Apache ZooKeeper 3.8.0 (see
+// compat/datadir's TestGenerateFixtures).
+const javaFixture = "../../persistence/zkfiles/testdata/java-3.8.0/plain"
+
+// TestDataToolsBesideServer: every data tool run on the store of a live
+// server fails with exit status 1 and says that a running gozk server
+// holds the store, which directory and the server's pid; once the server
+// has stopped, its new store (which has no snapshot yet) verifies sound
+// and dump-snapshot says that it has no snapshot yet, with exit status 0.
+func TestDataToolsBesideServer(t *testing.T) {
+	dir := t.TempDir()
+	dataDir := filepath.Join(dir, "data")
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
+		"admin.enableServer=false\n4lw.commands.whitelist=ruok\n", dataDir, port))
+	srv := exec.Command(gozkBin, "server", "--config", cfg)
+	var serverErr bytes.Buffer
+	srv.Stderr = &serverErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	defer func() {
+		if srv.ProcessState == nil {
+			_ = srv.Process.Kill()
+			<-done
+		}
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, _, code := gozk(t, nil, "4lw", "ruok", "--server", addr, "--timeout", "1s")
+		if code == 0 && out == "imok\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer ruok: %q %d\nstderr: %s", out, code, serverErr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	held := fmt.Sprintf("held by a running gozk server (pid %d: ", srv.Process.Pid)
+	for _, args := range [][]string{
+		{"dump-log", dataDir},
+		{"dump-snapshot", dataDir},
+		{"dump-snapshot", "--json", filepath.Join(dataDir, "gozk-snap")},
+		{"verify", dataDir},
+		{"verify", "--config", cfg},
+		{"export", "--from", dataDir, "--to", filepath.Join(dir, "java")},
+		{"import", "--from", javaFixture, "--to", dataDir},
+	} {
+		_, stderr, code := gozk(t, nil, append([]string{"data"}, args...)...)
+		if code != exitRuntime || !strings.Contains(stderr, held) || !strings.Contains(stderr, dataDir+"/gozk") ||
+			strings.Contains(stderr, "resource temporarily unavailable") {
+			t.Errorf("data %v beside the server: exit %d, %s", args, code, stderr)
+		}
+	}
+
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("server exit: %v\n%s", err, serverErr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not stop on SIGTERM")
+	}
+
+	if out, stderr, code := gozk(t, nil, "data", "verify", dataDir); code != exitOK || !strings.HasSuffix(out, "sound\n") {
+		t.Fatalf("verify of the new store: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, args := range [][]string{{"dump-snapshot", dataDir}, {"dump-snapshot", "--json", dataDir}} {
+		out, stderr, code := gozk(t, nil, append([]string{"data"}, args...)...)
+		if code != exitOK || out != "" || !strings.Contains(stderr, "has no snapshot yet, which is normal for a new store") {
+			t.Errorf("data %v on the new store: exit %d\nstdout: %s\nstderr: %s", args, code, out, stderr)
+		}
+	}
+	if out, stderr, code := gozk(t, nil, "data", "dump-log", dataDir); code != exitOK || !strings.HasSuffix(out, "EOF reached after 0 txns.\n") {
+		t.Errorf("dump-log on the new store: exit %d\n%s%s", code, out, stderr)
+	}
+}
