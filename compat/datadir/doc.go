@@ -20,10 +20,11 @@
 // TestGenerateFixtures rewrites the small data directories under
 // persistence/zkfiles/testdata/java-3.8.0, made by Java 3.8.0 itself, and
 // the outputs of Java's TxnLogToolkit and SnapshotFormatter on them that
-// cmd/gozk's dump tests compare against:
+// the dump tests of package datatools compare against:
 //
 //	GOZK_UPDATE_FIXTURES=1 go test -tags interop -run TestGenerateFixtures ./compat/datadir
 //
-// TestDumpToolsMatchJava runs both of Java's tools and gozk's dump
-// commands on a fresh, larger data directory and compares them.
+// TestDumpToolsMatchJava runs both of Java's tools and gozk's dumps
+// (datatools.DumpLog and DumpSnapshot) on a fresh, larger data directory
+// and compares them.
 package datadir

@@ -4,40 +4,28 @@ package datadir
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/gozk/gozk/compat/gozkproc"
+	"github.com/gozk/gozk/datatools"
 	"github.com/gozk/gozk/persistence/zkfiles"
 )
 
 // TestDumpToolsMatchJava runs Java's TxnLogToolkit and SnapshotFormatter
-// and `gozk data dump-log` / `dump-snapshot` on the same files of a data
-// directory Java just wrote (large values, binary data, many snapshots and
-// logs): the log dumps must be identical, the snapshot dumps identical but
-// for the order of siblings and sessions, which Java prints in hash order.
+// and gozk's (datatools.DumpLog and DumpSnapshot, behind `gozk data
+// dump-log` / `dump-snapshot`) on the same files of a data directory Java
+// just wrote (large values, binary data, many snapshots and logs): the log
+// dumps must be identical, the snapshot dumps identical but for the order
+// of siblings and sessions, which Java prints in hash order.
 func TestDumpToolsMatchJava(t *testing.T) {
 	_, _, dir := runJava(t, javaCase{name: "tools", snapCount: 40})
 	ver := zkfiles.VersionPath(dir)
 	entries, err := os.ReadDir(ver)
 	if err != nil {
 		t.Fatal(err)
-	}
-	bin, err := gozkproc.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gozk := func(args ...string) string {
-		cmd := exec.Command(bin, append([]string{"data"}, args...)...)
-		cmd.Env = append(os.Environ(), "TZ=UTC")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("gozk data %v: %v", args, err)
-		}
-		return string(out)
 	}
 	logs, snaps := 0, 0
 	for _, e := range entries {
@@ -46,7 +34,11 @@ func TestDumpToolsMatchJava(t *testing.T) {
 		case strings.HasPrefix(e.Name(), "log."):
 			logs++
 			want := string(runJavaTool(t, "org.apache.zookeeper.server.persistence.TxnLogToolkit", path))
-			if got := gozk("dump-log", path); got != want {
+			var got strings.Builder
+			if err := datatools.DumpLog(&got, path, datatools.LogDumpOptions{Location: time.UTC}); err != nil {
+				t.Fatalf("%s: %v", e.Name(), err)
+			}
+			if got := got.String(); got != want {
 				t.Errorf("%s: dump-log differs from TxnLogToolkit:\n%s", e.Name(), firstDiff(got, want))
 			}
 		case strings.HasPrefix(e.Name(), "snapshot."):
@@ -59,7 +51,15 @@ func TestDumpToolsMatchJava(t *testing.T) {
 			snaps++
 			for _, d := range [][]string{nil, {"-d"}} {
 				want := string(runJavaTool(t, "org.apache.zookeeper.server.SnapshotFormatter", append(d, path)...))
-				got := gozk(append(append([]string{"dump-snapshot"}, d...), path)...)
+				o := datatools.SnapshotDumpOptions{Location: time.UTC}
+				if d != nil {
+					o.Format = datatools.SnapshotTextData
+				}
+				var b strings.Builder
+				if err := datatools.DumpSnapshot(&b, path, o); err != nil {
+					t.Fatalf("%s %v: %v", e.Name(), d, err)
+				}
+				got := b.String()
 				gn, gr := snapshotBlocks(got)
 				wn, wr := snapshotBlocks(want)
 				if !slices.Equal(gn, wn) || !slices.Equal(gr, wr) {
