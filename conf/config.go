@@ -163,6 +163,12 @@ type QuorumConfig struct {
 	MultiAddressEnabled                  bool
 	MultiAddressReachabilityCheckTimeout time.Duration // multiAddress.reachabilityCheckTimeoutMs
 	MultiAddressReachabilityCheckEnabled bool          // multiAddress.reachabilityCheckEnabled
+
+	// The election port's system properties.
+	CnxTimeout              time.Duration // zookeeper.cnxTimeout: a dial to a peer's election port (5 s)
+	QuorumCnxnTimeout       time.Duration // zookeeper.quorumCnxnTimeoutMs: the handshake's read timeout; 0 = tickTime x syncLimit
+	MinNotificationInterval time.Duration // zookeeper.fastleader.minNotificationInterval (200 ms)
+	MaxNotificationInterval time.Duration // zookeeper.fastleader.maxNotificationInterval (60 s)
 }
 
 // Self returns this server's line (the one whose id is myid). Java's
@@ -242,6 +248,9 @@ func Defaults() *Config {
 			AuthServicePrincipal:                 "zkquorum/localhost",
 			MultiAddressReachabilityCheckTimeout: time.Second,
 			MultiAddressReachabilityCheckEnabled: true,
+			CnxTimeout:                           5 * time.Second,
+			MinNotificationInterval:              200 * time.Millisecond,
+			MaxNotificationInterval:              60 * time.Second,
 		},
 
 		AdminEnableServer:        true,

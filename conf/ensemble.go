@@ -367,3 +367,42 @@ func hostAndPort(s string) ([]string, error) {
 	}
 	return []string{strings.NewReplacer("[", "", "]", "").Replace(s)}, nil
 }
+
+// QuorumConfig writes the ensemble as Java's QuorumVerifier.toString does
+// (QuorumMaj, or QuorumHierarchical with its group and weight lines): the
+// text a server sends with every election notification, which Java's
+// receiver parses as a dynamic configuration. Servers, groups and weights
+// come in ascending id order, which is the order of Java's hash maps for
+// the ids an ensemble uses.
+func (e *Ensemble) QuorumConfig() string {
+	var b strings.Builder
+	for _, id := range e.IDs() {
+		fmt.Fprintf(&b, "server.%d=%s\n", id, e.Servers[id].String())
+	}
+	if e.Hierarchical {
+		gids := make([]int64, 0, len(e.Groups))
+		for gid := range e.Groups {
+			gids = append(gids, gid)
+		}
+		sort.Slice(gids, func(i, j int) bool { return gids[i] < gids[j] })
+		for _, gid := range gids {
+			members := append([]int64(nil), e.Groups[gid]...)
+			sort.Slice(members, func(i, j int) bool { return members[i] < members[j] })
+			parts := make([]string, len(members))
+			for i, sid := range members {
+				parts[i] = strconv.FormatInt(sid, 10)
+			}
+			fmt.Fprintf(&b, "group.%d=%s\n", gid, strings.Join(parts, ":"))
+		}
+		sids := make([]int64, 0, len(e.Weights))
+		for sid := range e.Weights {
+			sids = append(sids, sid)
+		}
+		sort.Slice(sids, func(i, j int) bool { return sids[i] < sids[j] })
+		for _, sid := range sids {
+			fmt.Fprintf(&b, "weight.%d=%d\n", sid, e.Weights[sid])
+		}
+	}
+	fmt.Fprintf(&b, "version=%x", e.Version)
+	return b.String()
+}

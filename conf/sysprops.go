@@ -139,6 +139,13 @@ func (c *Config) applySystemProperties() error {
 		}
 	}
 	c.sysInt(&c.Quorum.ElectionPortBindRetry, zk("electionPortBindRetry"))
+	c.sysMillis(&c.Quorum.CnxTimeout, zk("cnxTimeout"))
+	c.sysMillis(&c.Quorum.QuorumCnxnTimeout, zk("quorumCnxnTimeoutMs"))
+	if c.Quorum.QuorumCnxnTimeout < 0 {
+		c.Quorum.QuorumCnxnTimeout = 0 // Java's -1: tickTime x syncLimit
+	}
+	c.sysMillis(&c.Quorum.MinNotificationInterval, zk("fastleader.minNotificationInterval"))
+	c.sysMillis(&c.Quorum.MaxNotificationInterval, zk("fastleader.maxNotificationInterval"))
 	c.sysBool(&c.DataDirAutocreate, zk("datadir.autocreate"))
 
 	// admin.*: the AdminServer runs unless enableServer is exactly "false".

@@ -52,6 +52,11 @@ type Self struct {
 	// QuorumPeer.getCurrentVote): what it answers servers that do not
 	// vote with.
 	Current Vote
+	// Config is the server's committed quorum configuration as Java's
+	// QuorumVerifier.toString writes it (conf's Ensemble.QuorumConfig);
+	// every notification carries it. Java's receiver parses it and logs
+	// an error for one it cannot parse, an empty one included.
+	Config []byte
 }
 
 // Outgoing is a notification to send to server To (possibly this server
@@ -141,7 +146,17 @@ func (e *Election) proposalToAll() []Outgoing {
 }
 
 func (e *Election) proposal(state ServerState, round int64) Notification {
-	return Notification{State: state, Leader: e.leader, Zxid: e.zxid, ElectionEpoch: round, PeerEpoch: e.epoch, Version: NotificationVersion}
+	return Notification{State: state, Leader: e.leader, Zxid: e.zxid, ElectionEpoch: round, PeerEpoch: e.epoch,
+		Version: NotificationVersion, Config: e.self.Config}
+}
+
+// UpdatePeerEpoch is Java's updateElectionVote: once a decided server has
+// synced with its leader (or started leading), the vote it answers
+// looking servers with carries the new epoch, so that they join it.
+func (e *Election) UpdatePeerEpoch(epoch int64) {
+	if e.decided {
+		e.result.PeerEpoch = epoch
+	}
 }
 
 // Resend is what Java does when no notification came within its
@@ -177,7 +192,7 @@ func (e *Election) Receive(from int64, n Notification) ([]Outgoing, Event) {
 			cur, state = e.result, e.state
 		}
 		return []Outgoing{{To: from, N: Notification{State: state, Leader: cur.Leader, Zxid: cur.Zxid, ElectionEpoch: round,
-			PeerEpoch: cur.PeerEpoch, Version: NotificationVersion}}}, Nothing
+			PeerEpoch: cur.PeerEpoch, Version: NotificationVersion, Config: e.self.Config}}}, Nothing
 	}
 	if !n.State.Known() {
 		return nil, Nothing
@@ -190,7 +205,7 @@ func (e *Election) Receive(from int64, n Notification) ([]Outgoing, Event) {
 		}
 		r := e.result
 		return []Outgoing{{To: from, N: Notification{State: e.state, Leader: r.Leader, Zxid: r.Zxid, ElectionEpoch: r.ElectionEpoch,
-			PeerEpoch: r.PeerEpoch, Version: NotificationVersion}}}, Nothing
+			PeerEpoch: r.PeerEpoch, Version: NotificationVersion, Config: e.self.Config}}}, Nothing
 	}
 	var out []Outgoing
 	if n.State == Looking && n.ElectionEpoch < e.clock {
