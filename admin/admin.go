@@ -235,7 +235,7 @@ func (c *Commands) srvr(b *strings.Builder, s *server.Server, withClients bool) 
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(b, "Latency min/avg/max: %d/%s/%d\n", st.Latency.Min, javaDouble(st.Latency.Avg()), st.Latency.Max)
+	fmt.Fprintf(b, "Latency min/avg/max: %d/%s/%d\n", st.Latency.Min, javaDouble(summaryAvg(st.Latency)), st.Latency.Max)
 	fmt.Fprintf(b, "Received: %d\nSent: %d\nConnections: %d\nOutstanding: %d\n",
 		st.PacketsReceived, st.PacketsSent, st.Connections, st.Outstanding)
 	fmt.Fprintf(b, "Zxid: 0x%x\nMode: standalone\nNode count: %d\n", st.LastZxid, st.NodeCount)
