@@ -56,5 +56,8 @@
 //     dataDir and dataLogDir (gozk's store is beside version-2/).
 //
 // The package only reads the server through its exported accessors and
-// renders; the server owns the statistics.
+// renders: the server owns what it records (counters, and summaries as
+// counts, sums, extremes and histogram buckets), and this package owns how
+// they are shown: which summaries are advanced, Java's averages, the
+// quantiles and the window Prometheus quantiles cover (summary.go).
 package admin

@@ -8,7 +8,7 @@ import (
 )
 
 func TestSummaryAvgAndQuantiles(t *testing.T) {
-	s := server.NewSummary("x", true)
+	s := server.NewSummary("x")
 	if snap := s.Snapshot(); summaryAvg(snap) != 0 || summaryQuantile(snap, 0.5) != 0 {
 		t.Fatalf("empty summary %+v", snap)
 	}
@@ -28,7 +28,7 @@ func TestSummaryAvgAndQuantiles(t *testing.T) {
 		t.Errorf("avg %v, want Java's 4-decimal rounding 1.3333", avg)
 	}
 	// Above 128 a quantile is its bucket's lower bound, never below Min.
-	big := server.NewSummary("y", true)
+	big := server.NewSummary("y")
 	big.Add(0, 1000)
 	big.Add(0, 1001)
 	if got := summaryQuantile(big.Snapshot(), 0.5); got != 1000 {
@@ -37,7 +37,7 @@ func TestSummaryAvgAndQuantiles(t *testing.T) {
 }
 
 func TestSummarySince(t *testing.T) {
-	s := server.NewSummary("x", true)
+	s := server.NewSummary("x")
 	for v := int64(1); v <= 10; v++ {
 		s.Add(0, v)
 	}

@@ -168,22 +168,22 @@ type summaryShard struct {
 	_     [48]byte
 }
 
-// Summary is Java's AvgMinMaxCounter (basic) or, with percentiles,
-// AvgMinMaxPercentileCounter (advanced): count, sum, min, max and a
-// histogram from which percentiles are read (mntr shows them for advanced
-// summaries; Prometheus exports quantiles of both kinds, as Java's
-// provider does).
+// Summary is Java's AvgMinMaxCounter (basic) or AvgMinMaxPercentileCounter
+// (advanced): count, sum, min, max and a histogram from which percentiles
+// are read. Both kinds keep the histogram, since Prometheus exports
+// quantiles of both, as Java's provider does; which kind a summary is,
+// and so whether mntr shows its percentiles, is package admin's catalog's
+// business.
 type Summary struct {
 	Name     string
-	Advanced bool
 	shards   [statShards]summaryShard
 	min, max atomic.Int64
 	hist     *[statShards][histBuckets]atomic.Int64
 }
 
 // NewSummary returns an empty summary.
-func NewSummary(name string, advanced bool) *Summary {
-	s := &Summary{Name: name, Advanced: advanced, hist: new([statShards][histBuckets]atomic.Int64)}
+func NewSummary(name string) *Summary {
+	s := &Summary{Name: name, hist: new([statShards][histBuckets]atomic.Int64)}
 	s.min.Store(math.MaxInt64)
 	s.max.Store(math.MinInt64)
 	return s
@@ -337,18 +337,18 @@ type Metrics struct {
 
 func newMetrics() *Metrics {
 	return &Metrics{
-		ReadLatency:            NewSummary("readlatency", true),
-		UpdateLatency:          NewSummary("updatelatency", true),
-		FsyncTime:              NewSummary("fsynctime", false),
-		SnapshotTime:           NewSummary("snapshottime", false),
-		DBInitTime:             NewSummary("dbinittime", false),
-		BatchSize:              NewSummary("sync_processor_batch_size", false),
-		StartupTxnsLoaded:      NewSummary("startup_txns_loaded", false),
-		StartupTxnsLoadTime:    NewSummary("startup_txns_load_time", false),
-		NodeCreatedWatchCount:  NewSummary("node_created_watch_count", false),
-		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count", false),
-		NodeChangedWatchCount:  NewSummary("node_changed_watch_count", false),
-		NodeChildrenWatchCount: NewSummary("node_children_watch_count", false),
+		ReadLatency:            NewSummary("readlatency"),
+		UpdateLatency:          NewSummary("updatelatency"),
+		FsyncTime:              NewSummary("fsynctime"),
+		SnapshotTime:           NewSummary("snapshottime"),
+		DBInitTime:             NewSummary("dbinittime"),
+		BatchSize:              NewSummary("sync_processor_batch_size"),
+		StartupTxnsLoaded:      NewSummary("startup_txns_loaded"),
+		StartupTxnsLoadTime:    NewSummary("startup_txns_load_time"),
+		NodeCreatedWatchCount:  NewSummary("node_created_watch_count"),
+		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count"),
+		NodeChangedWatchCount:  NewSummary("node_changed_watch_count"),
+		NodeChildrenWatchCount: NewSummary("node_children_watch_count"),
 		ReadPerNamespace:       NewSummarySet("read_per_namespace"),
 		WritePerNamespace:      NewSummarySet("write_per_namespace"),
 	}

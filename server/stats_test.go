@@ -24,7 +24,7 @@ func TestHistogramBuckets(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	s := NewSummary("x", true)
+	s := NewSummary("x")
 	if snap := s.Snapshot(); snap.Min != 0 || snap.Max != 0 || snap.Count != 0 || len(snap.Buckets) != 0 {
 		t.Fatalf("empty summary %+v", snap)
 	}
@@ -52,7 +52,7 @@ func TestSummary(t *testing.T) {
 func TestSummarySetMatchesSummary(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	set := NewSummarySet("write_per_namespace")
-	full := NewSummary("full", false)
+	full := NewSummary("full")
 	if _, ok := set.Snapshot("app"); ok {
 		t.Fatal("a key nothing was recorded under has a snapshot")
 	}
