@@ -25,7 +25,7 @@ type session struct {
 // sessionTracker owns session ids, timeouts and expiry. Expiry works in
 // buckets one tick wide, as Java's ExpiryQueue does: a touch moves the
 // session to the bucket of roundUp(now + timeout), and the expirer wakes at
-// each tick boundary to close what is due (see expireDue).
+// each tick boundary to close what is due (see expireLoop).
 type sessionTracker struct {
 	tickTime int64
 	now      func() int64 // wall ms; tests drive it by hand
