@@ -174,7 +174,21 @@ func dirSizes(s *server.Server) (int64, int64) {
 	if logDir == "" {
 		logDir = cfg.DataDir
 	}
-	return server.DirSize(cfg.DataDir), server.DirSize(logDir)
+	return dirSize(cfg.DataDir), dirSize(logDir)
+}
+
+// dirSize returns the bytes of all files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 func (c *Commands) conf(b *strings.Builder, s *server.Server) {
@@ -235,7 +249,7 @@ func (c *Commands) srvr(b *strings.Builder, s *server.Server, withClients bool) 
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(b, "Latency min/avg/max: %d/%s/%d\n", st.Latency.Min, javaDouble(st.Latency.Avg()), st.Latency.Max)
+	fmt.Fprintf(b, "Latency min/avg/max: %d/%s/%d\n", st.Latency.Min, javaDouble(summaryAvg(st.Latency)), st.Latency.Max)
 	fmt.Fprintf(b, "Received: %d\nSent: %d\nConnections: %d\nOutstanding: %d\n",
 		st.PacketsReceived, st.PacketsSent, st.Connections, st.Outstanding)
 	fmt.Fprintf(b, "Zxid: 0x%x\nMode: standalone\nNode count: %d\n", st.LastZxid, st.NodeCount)

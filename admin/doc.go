@@ -41,8 +41,10 @@
 //     the default provider's keys, which every mntr consumer parses.
 //   - Per-namespace summaries (zk_*_<ns>_read_per_namespace,
 //     ..._write_per_namespace) count requests from the start; Java also
-//     counts the txns it replays at startup. The quota gauge sets
-//     (quota_*_per_namespace) are not exported.
+//     counts the txns it replays at startup. A namespace's figures are
+//     dropped when its top-level znode is deleted, so they start from zero
+//     if it is created again; Java keeps them until the server restarts.
+//     The quota gauge sets (quota_*_per_namespace) are not exported.
 //   - Metrics of Java's own pipeline stages (prep_processor_queue_time_ms,
 //     commit processor, response caches, ...) and of ensembles read 0.
 //   - dump drops empty expiry buckets (Java prints them as "0 expire at").
@@ -54,5 +56,8 @@
 //     dataDir and dataLogDir (gozk's store is beside version-2/).
 //
 // The package only reads the server through its exported accessors and
-// renders; the server owns the statistics.
+// renders: the server owns what it records (counters, and summaries as
+// counts, sums, extremes and histogram buckets), and this package owns how
+// they are shown: which summaries are advanced, Java's averages, the
+// quantiles and the window Prometheus quantiles cover (summary.go).
 package admin

@@ -243,7 +243,7 @@ func (c *Commands) serverStats(s *server.Server) obj {
 			{"server_state", "standalone"},
 			{"last_processed_zxid", st.LastZxid},
 			{"outstanding_requests", st.Outstanding},
-			{"avg_latency", st.Latency.Avg()},
+			{"avg_latency", summaryAvg(st.Latency)},
 			{"max_latency", st.Latency.Max},
 			{"min_latency", st.Latency.Min},
 			{"num_alive_client_connections", int64(st.Connections)},

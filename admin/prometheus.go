@@ -105,10 +105,13 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 	for _, set := range summarySets(s) {
 		d := col.setDesc[set.Name]
 		for _, key := range set.Keys() {
-			snap := set.Get(key).Snapshot()
+			snap, ok := set.Snapshot(key)
+			if !ok {
+				continue // its top-level znode was deleted meanwhile
+			}
 			q := math.NaN()
 			if snap.Count > 0 {
-				q = float64(snap.Quantile(0.5))
+				q = float64(summaryQuantile(snap, 0.5))
 			}
 			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), map[float64]float64{0.5: q}, key)
 		}
@@ -131,7 +134,7 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 			window := snap
 			if start, ok := col.windowStart(e.name); ok {
-				window = snap.Since(start)
+				window = summarySince(snap, start)
 			}
 			quantiles := make(map[float64]float64, len(qs))
 			for _, q := range qs {
@@ -139,7 +142,7 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 					quantiles[q] = math.NaN() // as client_java reports an empty window
 					continue
 				}
-				quantiles[q] = float64(window.Quantile(q))
+				quantiles[q] = float64(summaryQuantile(window, q))
 			}
 			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), quantiles)
 		}

@@ -32,7 +32,7 @@ func (c *Commands) readMetrics(s *server.Server) metricValues {
 		gauges: map[string]any{
 			"ephemerals_count":            int64(st.EphemeralsCount),
 			"num_alive_connections":       int64(st.Connections),
-			"avg_latency":                 st.Latency.Avg(),
+			"avg_latency":                 summaryAvg(st.Latency),
 			"outstanding_requests":        st.Outstanding,
 			"znode_count":                 int64(st.NodeCount),
 			"global_sessions":             int64(st.GlobalSessions),
@@ -65,9 +65,9 @@ var basicKeys = []string{"avg", "min", "max", "cnt", "sum"}
 var advancedKeys = []string{"avg", "min", "max", "cnt", "sum", "p50", "p95", "p99", "p999"}
 
 func summaryValues(snap server.SummarySnapshot, advanced bool) []any {
-	out := []any{snap.Avg(), snap.Min, snap.Max, snap.Count, snap.Sum}
+	out := []any{summaryAvg(snap), snap.Min, snap.Max, snap.Count, snap.Sum}
 	if advanced {
-		out = append(out, snap.Quantile(0.5), snap.Quantile(0.95), snap.Quantile(0.99), snap.Quantile(0.999))
+		out = append(out, summaryQuantile(snap, 0.5), summaryQuantile(snap, 0.95), summaryQuantile(snap, 0.99), summaryQuantile(snap, 0.999))
 	}
 	return out
 }
@@ -102,7 +102,11 @@ func (c *Commands) monitor(s *server.Server) []kv {
 	// zk_avg_<namespace>_read_per_namespace, ...
 	for _, set := range summarySets(s) {
 		for _, key := range javaStringOrder(set.Keys()) {
-			for i, v := range summaryValues(set.Get(key).Snapshot(), false) {
+			snap, ok := set.Snapshot(key)
+			if !ok {
+				continue // its top-level znode was deleted meanwhile
+			}
+			for i, v := range summaryValues(snap, false) {
 				out = append(out, kv{basicKeys[i] + "_" + key + "_" + set.Name, v})
 			}
 		}

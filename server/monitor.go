@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -554,20 +553,6 @@ func (s *Server) LastSnapshot() (zxid int64, unixSeconds int64) {
 // Config returns the configuration the server runs with, defaults
 // applied.
 func (s *Server) Config() Config { return s.cfg }
-
-// DirSize returns the bytes of all files under dir.
-func DirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
 
 // expiryBuckets lists the expiry buckets by time.
 func (t *sessionTracker) expiryBuckets() []ExpiryBucket {

@@ -52,7 +52,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, proto.ErrNoNode, nil)
 			return
 		}
-		s.mon.readStat(c.hint, req.Path, 0)
+		s.mon.readStat(req.Path, 0)
 		w := c.beginReply(xid, zxid)
 		resp := proto.ExistsResponse{Stat: stat}
 		resp.Encode(w)
@@ -68,7 +68,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, code, nil)
 			return
 		}
-		s.mon.readStat(c.hint, req.Path, len(data))
+		s.mon.readStat(req.Path, len(data))
 		if req.Watch {
 			s.watches.AddDataWatch(req.Path, c)
 		}
@@ -87,7 +87,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.reply(xid, zxid, code, nil)
 			return
 		}
-		s.mon.readStat(c.hint, req.Path, nameBytes(children))
+		s.mon.readStat(req.Path, nameBytes(children))
 		if req.Watch {
 			s.watches.AddChildWatch(req.Path, c)
 		}
@@ -283,14 +283,14 @@ func (s *Server) multiReadOne(op *proto.MultiOp, ids []proto.Id) proto.MultiResu
 		if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
 			return proto.MultiResult{Type: proto.OpError, Err: code}
 		}
-		s.mon.readStat(0, op.GetData.Path, len(data))
+		s.mon.readStat(op.GetData.Path, len(data))
 		return proto.MultiResult{Type: proto.OpGetData, Data: data, Stat: stat}
 	}
 	children, _, nodeACL, ok := s.tree.GetChildren(op.GetChildren.Path, nil)
 	if code := s.readable(ok, nodeACL, ids); code != proto.ErrOK {
 		return proto.MultiResult{Type: proto.OpError, Err: code}
 	}
-	s.mon.readStat(0, op.GetChildren.Path, nameBytes(children))
+	s.mon.readStat(op.GetChildren.Path, nameBytes(children))
 	return proto.MultiResult{Type: proto.OpGetChildren, Children: children}
 }
 

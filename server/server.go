@@ -310,23 +310,15 @@ func (s *Server) submitInternal(r *request) bool {
 	return true
 }
 
-// expiryLoop closes sessions whose deadline passed, at each tick.
+// expiryLoop closes sessions whose deadline passed, on the tick
+// boundaries where their buckets lie.
 func (s *Server) expiryLoop() {
 	defer s.bg.Done()
-	ticker := time.NewTicker(s.cfg.TickTime)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case now := <-ticker.C:
-			for _, sess := range s.tracker.expired(now.UnixMilli()) {
-				s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).Msg("session expired")
-				s.mon.metrics.StaleSessionsExpired.Add(1)
-				s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
-			}
-		}
-	}
+	s.tracker.expireLoop(s.stop, time.After, func(sess *session) {
+		s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).Msg("session expired")
+		s.mon.metrics.StaleSessionsExpired.Add(1)
+		s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
+	})
 }
 
 // containerLoop deletes empty containers and expired TTL nodes through

@@ -25,9 +25,10 @@ type session struct {
 // sessionTracker owns session ids, timeouts and expiry. Expiry works in
 // buckets one tick wide, as Java's ExpiryQueue does: a touch moves the
 // session to the bucket of roundUp(now + timeout), and the expirer wakes at
-// each tick boundary to close what is due.
+// each tick boundary to close what is due (see expireLoop).
 type sessionTracker struct {
 	tickTime int64
+	now      func() int64 // wall ms; tests drive it by hand
 
 	mu       sync.Mutex
 	sessions map[int64]*session
@@ -45,6 +46,7 @@ func firstSessionID(serverID int64, nowMillis int64) int64 {
 func newSessionTracker(tickTime time.Duration, serverID int64) *sessionTracker {
 	return &sessionTracker{
 		tickTime: tickTime.Milliseconds(),
+		now:      func() int64 { return time.Now().UnixMilli() },
 		sessions: map[int64]*session{},
 		buckets:  map[int64]map[int64]*session{},
 		nextID:   firstSessionID(serverID, time.Now().UnixMilli()),
@@ -64,6 +66,8 @@ func (t *sessionTracker) newID() int64 {
 	}
 }
 
+// roundToTick is Java's ExpiryQueue.roundToNextInterval: the first tick
+// boundary strictly after ms.
 func (t *sessionTracker) roundToTick(ms int64) int64 {
 	return (ms/t.tickTime + 1) * t.tickTime
 }
@@ -79,7 +83,7 @@ func (t *sessionTracker) add(id int64, timeout int32) *session {
 		t.sessions[id] = s
 	}
 	s.timeout = timeout
-	t.touchLocked(s, time.Now().UnixMilli())
+	t.touchLocked(s, t.now())
 	return s
 }
 
@@ -97,7 +101,7 @@ func (t *sessionTracker) touch(s *session) bool {
 	if s.closing || t.sessions[s.id] != s {
 		return false
 	}
-	t.touchLocked(s, time.Now().UnixMilli())
+	t.touchLocked(s, t.now())
 	return true
 }
 
@@ -127,7 +131,7 @@ func (t *sessionTracker) setTimeout(s *session, timeout int32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s.timeout = timeout
-	t.touchLocked(s, time.Now().UnixMilli())
+	t.touchLocked(s, t.now())
 }
 
 // markClosing flags s so that its later requests are dropped; it returns
@@ -165,6 +169,28 @@ func (t *sessionTracker) remove(id int64) (*session, *connection) {
 		}
 	}
 	return s, s.conn
+}
+
+// expireLoop closes due sessions until stop is closed, waking on every
+// tick boundary as Java's SessionTrackerImpl does: sessions sit in buckets
+// on tick boundaries, so a session is closed within (timeout, timeout +
+// tickTime] of its last touch. A ticker started at an arbitrary phase
+// would find each bucket up to one more tick late. after is time.After
+// outside tests.
+func (t *sessionTracker) expireLoop(stop <-chan struct{}, after func(time.Duration) <-chan time.Time, expire func(*session)) {
+	wake := after(0)
+	for {
+		select {
+		case <-stop:
+			return
+		case <-wake:
+		}
+		now := t.now()
+		for _, s := range t.expired(now) {
+			expire(s)
+		}
+		wake = after(time.Duration(t.roundToTick(now)-t.now()) * time.Millisecond)
+	}
 }
 
 // expired marks closing and returns every session whose bucket is due.

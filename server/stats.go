@@ -168,22 +168,22 @@ type summaryShard struct {
 	_     [48]byte
 }
 
-// Summary is Java's AvgMinMaxCounter (basic) or, with percentiles,
-// AvgMinMaxPercentileCounter (advanced): count, sum, min, max and a
-// histogram from which percentiles are read (mntr shows them for advanced
-// summaries; Prometheus exports quantiles of both kinds, as Java's
-// provider does).
+// Summary is Java's AvgMinMaxCounter (basic) or AvgMinMaxPercentileCounter
+// (advanced): count, sum, min, max and a histogram from which percentiles
+// are read. Both kinds keep the histogram, since Prometheus exports
+// quantiles of both, as Java's provider does; which kind a summary is,
+// and so whether mntr shows its percentiles, is package admin's catalog's
+// business.
 type Summary struct {
 	Name     string
-	Advanced bool
 	shards   [statShards]summaryShard
 	min, max atomic.Int64
 	hist     *[statShards][histBuckets]atomic.Int64
 }
 
 // NewSummary returns an empty summary.
-func NewSummary(name string, advanced bool) *Summary {
-	s := &Summary{Name: name, Advanced: advanced, hist: new([statShards][histBuckets]atomic.Int64)}
+func NewSummary(name string) *Summary {
+	s := &Summary{Name: name, hist: new([statShards][histBuckets]atomic.Int64)}
 	s.min.Store(math.MaxInt64)
 	s.max.Store(math.MinInt64)
 	return s
@@ -194,18 +194,7 @@ func (s *Summary) Add(hint uint64, v int64) {
 	sh := &s.shards[hint%statShards]
 	sh.count.Add(1)
 	sh.sum.Add(v)
-	for {
-		m := s.min.Load()
-		if v >= m || s.min.CompareAndSwap(m, v) {
-			break
-		}
-	}
-	for {
-		m := s.max.Load()
-		if v <= m || s.max.CompareAndSwap(m, v) {
-			break
-		}
-	}
+	recordExtremes(&s.min, &s.max, v)
 	if s.hist != nil {
 		s.hist[hint%statShards][histIndex(v)].Add(1)
 	}
@@ -228,28 +217,19 @@ func (s *Summary) Reset() {
 	}
 }
 
-// SummarySnapshot is a summary's values at one moment.
+// SummarySnapshot is a summary's values at one moment: what the server
+// recorded, which package admin turns into averages and quantiles.
 type SummarySnapshot struct {
 	Count, Sum, Min, Max int64
-	counts               []int64 // histogram
+	// Buckets are the histogram's non-empty buckets by ascending bound.
+	Buckets []HistogramBucket
 }
 
-// Since returns the values recorded after older was taken, for quantiles
-// over a recent window; Min and Max stay those of a (the histogram's
-// buckets are clamped to them). If the summary was reset in between, a
-// is returned as it is.
-func (a SummarySnapshot) Since(older SummarySnapshot) SummarySnapshot {
-	if older.Count > a.Count || len(older.counts) != len(a.counts) {
-		return a
-	}
-	out := SummarySnapshot{Count: a.Count - older.Count, Sum: a.Sum - older.Sum, Min: a.Min, Max: a.Max, counts: make([]int64, len(a.counts))}
-	for i := range a.counts {
-		out.counts[i] = a.counts[i] - older.counts[i]
-		if out.counts[i] < 0 {
-			return a
-		}
-	}
-	return out
+// HistogramBucket is one bucket of a summary's histogram: Count values
+// from Lower (exact below 128) up to the next bucket's Lower, 12.5% wider
+// at most.
+type HistogramBucket struct {
+	Lower, Count int64
 }
 
 // Snapshot reads the summary. Min and Max are 0 while it is empty, as in
@@ -260,25 +240,52 @@ func (s *Summary) Snapshot() SummarySnapshot {
 		out.Count += s.shards[i].count.Load()
 		out.Sum += s.shards[i].sum.Load()
 	}
-	out.Min, out.Max = s.min.Load(), s.max.Load()
-	if out.Min == math.MaxInt64 {
-		out.Min = 0
-	}
-	if out.Max == math.MinInt64 {
-		out.Max = 0
-	}
+	out.Min, out.Max = readExtremes(&s.min, &s.max)
 	if s.hist != nil {
-		out.counts = make([]int64, histBuckets)
-		for i := range s.hist {
-			for j := range s.hist[i] {
-				out.counts[j] += s.hist[i][j].Load()
+		for j := 0; j < histBuckets; j++ {
+			var n int64
+			for i := range s.hist {
+				n += s.hist[i][j].Load()
+			}
+			if n > 0 {
+				out.Buckets = append(out.Buckets, HistogramBucket{Lower: histLower(j), Count: n})
 			}
 		}
 	}
 	return out
 }
 
-// Merge combines two snapshots (counts, sums, extremes; not percentiles).
+// recordExtremes lowers minV to v and raises maxV to v where it must.
+func recordExtremes(minV, maxV *atomic.Int64, v int64) {
+	for {
+		m := minV.Load()
+		if v >= m || minV.CompareAndSwap(m, v) {
+			break
+		}
+	}
+	for {
+		m := maxV.Load()
+		if v <= m || maxV.CompareAndSwap(m, v) {
+			break
+		}
+	}
+}
+
+// readExtremes reads a minimum and a maximum kept from their sentinels,
+// 0 for either while nothing was recorded.
+func readExtremes(minV, maxV *atomic.Int64) (int64, int64) {
+	lo, hi := minV.Load(), maxV.Load()
+	if lo == math.MaxInt64 {
+		lo = 0
+	}
+	if hi == math.MinInt64 {
+		hi = 0
+	}
+	return lo, hi
+}
+
+// Merge combines two snapshots (counts, sums, extremes; not the
+// histograms).
 func (a SummarySnapshot) Merge(b SummarySnapshot) SummarySnapshot {
 	switch {
 	case a.Count == 0:
@@ -287,40 +294,6 @@ func (a SummarySnapshot) Merge(b SummarySnapshot) SummarySnapshot {
 		return SummarySnapshot{Count: a.Count, Sum: a.Sum, Min: a.Min, Max: a.Max}
 	}
 	return SummarySnapshot{Count: a.Count + b.Count, Sum: a.Sum + b.Sum, Min: min(a.Min, b.Min), Max: max(a.Max, b.Max)}
-}
-
-// Avg is Java's average: sum/count rounded half-up to four decimals, 0
-// when empty.
-func (a SummarySnapshot) Avg() float64 {
-	if a.Count == 0 {
-		return 0
-	}
-	return math.Floor(float64(a.Sum)/float64(a.Count)*10000+0.5) / 10000
-}
-
-// Quantile returns the value at quantile q (0..1) from the histogram, the
-// lower bound of the bucket holding it (exact below 128), clamped to
-// [Min, Max]; 0 when empty.
-func (a SummarySnapshot) Quantile(q float64) int64 {
-	var total int64
-	for _, c := range a.counts {
-		total += c
-	}
-	if total == 0 {
-		return 0
-	}
-	rank := int64(math.Ceil(q * float64(total)))
-	if rank < 1 {
-		rank = 1
-	}
-	var seen int64
-	for i, c := range a.counts {
-		seen += c
-		if seen >= rank {
-			return min(max(histLower(i), a.Min), a.Max)
-		}
-	}
-	return a.Max
 }
 
 // Metrics are the ServerMetrics of Java 3.8.0 that a standalone gozk
@@ -364,18 +337,18 @@ type Metrics struct {
 
 func newMetrics() *Metrics {
 	return &Metrics{
-		ReadLatency:            NewSummary("readlatency", true),
-		UpdateLatency:          NewSummary("updatelatency", true),
-		FsyncTime:              NewSummary("fsynctime", false),
-		SnapshotTime:           NewSummary("snapshottime", false),
-		DBInitTime:             NewSummary("dbinittime", false),
-		BatchSize:              NewSummary("sync_processor_batch_size", false),
-		StartupTxnsLoaded:      NewSummary("startup_txns_loaded", false),
-		StartupTxnsLoadTime:    NewSummary("startup_txns_load_time", false),
-		NodeCreatedWatchCount:  NewSummary("node_created_watch_count", false),
-		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count", false),
-		NodeChangedWatchCount:  NewSummary("node_changed_watch_count", false),
-		NodeChildrenWatchCount: NewSummary("node_children_watch_count", false),
+		ReadLatency:            NewSummary("readlatency"),
+		UpdateLatency:          NewSummary("updatelatency"),
+		FsyncTime:              NewSummary("fsynctime"),
+		SnapshotTime:           NewSummary("snapshottime"),
+		DBInitTime:             NewSummary("dbinittime"),
+		BatchSize:              NewSummary("sync_processor_batch_size"),
+		StartupTxnsLoaded:      NewSummary("startup_txns_loaded"),
+		StartupTxnsLoadTime:    NewSummary("startup_txns_load_time"),
+		NodeCreatedWatchCount:  NewSummary("node_created_watch_count"),
+		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count"),
+		NodeChangedWatchCount:  NewSummary("node_changed_watch_count"),
+		NodeChildrenWatchCount: NewSummary("node_children_watch_count"),
 		ReadPerNamespace:       NewSummarySet("read_per_namespace"),
 		WritePerNamespace:      NewSummarySet("write_per_namespace"),
 	}

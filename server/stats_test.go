@@ -2,6 +2,9 @@ package server
 
 import (
 	"math/rand"
+	"reflect"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -21,30 +24,84 @@ func TestHistogramBuckets(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	s := NewSummary("x", true)
-	if snap := s.Snapshot(); snap.Min != 0 || snap.Max != 0 || snap.Avg() != 0 || snap.Quantile(0.5) != 0 {
+	s := NewSummary("x")
+	if snap := s.Snapshot(); snap.Min != 0 || snap.Max != 0 || snap.Count != 0 || len(snap.Buckets) != 0 {
 		t.Fatalf("empty summary %+v", snap)
 	}
 	for v := int64(1); v <= 100; v++ {
 		s.Add(uint64(v), v)
 	}
+	s.Add(3, 1000)
 	snap := s.Snapshot()
-	if snap.Count != 100 || snap.Sum != 5050 || snap.Min != 1 || snap.Max != 100 || snap.Avg() != 50.5 {
-		t.Fatalf("snapshot %+v avg %v", snap, snap.Avg())
+	if snap.Count != 101 || snap.Sum != 6050 || snap.Min != 1 || snap.Max != 1000 {
+		t.Fatalf("snapshot %+v", snap)
 	}
-	if q := snap.Quantile(0.5); q != 50 {
-		t.Errorf("p50 = %d", q)
-	}
-	if q := snap.Quantile(0.99); q != 99 {
-		t.Errorf("p99 = %d", q)
+	if len(snap.Buckets) != 101 || snap.Buckets[0] != (HistogramBucket{1, 1}) || snap.Buckets[99] != (HistogramBucket{100, 1}) ||
+		snap.Buckets[100] != (HistogramBucket{histLower(histIndex(1000)), 1}) {
+		t.Fatalf("buckets %v", snap.Buckets)
 	}
 	s.Reset()
-	if snap := s.Snapshot(); snap.Count != 0 || snap.Max != 0 {
+	if snap := s.Snapshot(); snap.Count != 0 || snap.Max != 0 || len(snap.Buckets) != 0 {
 		t.Fatalf("after reset %+v", snap)
 	}
-	a := SummarySnapshot{Count: 3, Sum: 4}
-	if a.Avg() != 1.3333 {
-		t.Errorf("avg %v, want Java's 4-decimal rounding 1.3333", a.Avg())
+}
+
+// TestSummarySetMatchesSummary checks that a namespace's compact summary
+// reads exactly as a full Summary fed the same values, so that mntr and
+// Prometheus show what they showed when every namespace had one.
+func TestSummarySetMatchesSummary(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	set := NewSummarySet("write_per_namespace")
+	full := NewSummary("full")
+	if _, ok := set.Snapshot("app"); ok {
+		t.Fatal("a key nothing was recorded under has a snapshot")
+	}
+	for i := 0; i < 5000; i++ {
+		v := rng.Int63n(1 << uint(rng.Intn(40)))
+		set.Add("app", v)
+		full.Add(uint64(i), v)
+	}
+	got, ok := set.Snapshot("app")
+	if want := full.Snapshot(); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("set's snapshot\n%+v\nwant\n%+v", got, want)
+	}
+	set.Add("other", 7)
+	if keys := set.Keys(); !slices.Equal(keys, []string{"app", "other"}) {
+		t.Fatalf("keys %v", keys)
+	}
+	set.Reset()
+	if got, ok := set.Snapshot("app"); !ok || got.Count != 0 || got.Min != 0 || len(got.Buckets) != 0 {
+		t.Fatalf("after reset %+v %v", got, ok)
+	}
+	set.Drop("app")
+	if _, ok := set.Snapshot("app"); ok || len(set.Keys()) != 1 {
+		t.Fatalf("app still there after Drop: %v", set.Keys())
+	}
+}
+
+// TestSummarySetConcurrentNewBuckets adds values in new buckets of one key
+// from several goroutines: none may be lost while the histogram grows.
+func TestSummarySetConcurrentNewBuckets(t *testing.T) {
+	set := NewSummarySet("x")
+	var wg sync.WaitGroup
+	const workers, each = 8, 2000
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				set.Add("k", int64(i%300)<<uint(i%20))
+			}
+		}()
+	}
+	wg.Wait()
+	snap, _ := set.Snapshot("k")
+	var n int64
+	for _, b := range snap.Buckets {
+		n += b.Count
+	}
+	if snap.Count != workers*each || n != workers*each {
+		t.Fatalf("count %d, in buckets %d, want %d", snap.Count, n, workers*each)
 	}
 }
 
@@ -64,7 +121,7 @@ func BenchmarkRecordRequest(b *testing.B) {
 		for pb.Next() {
 			m.received(c, 40)
 			m.sent(c, 100, 1, 2, true)
-			m.readStat(c.hint, "/app/node-17", 100)
+			m.readStat("/app/node-17", 100)
 			m.done(c, 4, start, false)
 		}
 	})
