@@ -10,4 +10,16 @@
 // and ACKEPOCH epochs, a learner's PING touch table, REVALIDATE, and the
 // REQUEST a learner forwards). Every decoder returns an error naming what
 // is wrong and never panics (fuzzed).
+//
+// Learner is the follower's and observer's side of the protocol as a pure
+// state machine: packets from the leader in; packets to send, epochs to
+// persist, log writes, truncations, snapshots to load or take, commits and
+// the start of serving out, in the order they must happen. It follows
+// Java 3.9.3's learner, whose order at NEWLEADER (log and fsync the txns
+// the leader committed, then write the current epoch, then acknowledge)
+// fixes 3.8.0's data loss on the same packets; it takes the COMMITs a
+// 3.8.0 leader sends between NEWLEADER and UPTODATE. The caller owns the
+// connection, the disk and the timers (initLimit, syncLimit), and tells
+// the learner when logged txns are durable (Logged), which is when a
+// follower acknowledges them.
 package zab
