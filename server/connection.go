@@ -109,6 +109,12 @@ func (c *connection) Notify(ev proto.WatcherEvent, nodeACL []proto.ACL) {
 	writerPool.Put(w)
 }
 
+// Stale implements watches.StaleWatcher: a closed connection takes no
+// new watches. OnClose marks the connection closed before it removes its
+// watches, so a read that registers a watch as the connection closes
+// cannot leave one behind for good.
+func (c *connection) Stale() bool { return c.closed.Load() }
+
 func (c *connection) closeAfterFlush() { c.nc.CloseAfterFlush() }
 
 // requestFinished releases the connection's share of the global

@@ -65,3 +65,23 @@ func TestWatchEventsNeedRead(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 }
+
+// TestClosedConnectionTakesNoWatch: a read that registers its watch after
+// the connection closed (OnClose ran between the read's check and the
+// registration) leaves nothing behind in the registry.
+func TestClosedConnectionTakesNoWatch(t *testing.T) {
+	s := startTestServer(t, t.TempDir(), nil)
+	c := &connection{srv: s}
+	c.closed.Store(true)
+	s.watches.AddDataWatch("/a", c)
+	s.watches.AddChildWatch("/a", c)
+	s.watches.AddPersistentWatch("/a", c, true)
+	if n := s.watches.WatchCount(); n != 0 {
+		t.Fatalf("a closed connection holds %d watches", n)
+	}
+	open := &connection{srv: s}
+	s.watches.AddDataWatch("/a", open)
+	if n := s.watches.WatchCount(); n != 1 {
+		t.Fatalf("an open connection holds %d watches, want 1", n)
+	}
+}
