@@ -359,11 +359,12 @@ func (l *TxnLog) fail(err error) error {
 	l.failMu.Lock()
 	defer l.failMu.Unlock()
 	if l.failed == nil {
+		where := "in " + l.storeDir + "; "
 		if w := l.wal.failure(); w != nil {
-			err = w
+			err, where = w, "" // it names the WAL file
 		}
-		l.failed = fmt.Errorf("persistence: %w (in %s; the last txn known durable is 0x%x; the log takes no more txns until reopened)",
-			err, l.storeDir, l.lastZxid.Load())
+		l.failed = fmt.Errorf("persistence: %w (%sthe last txn known durable is 0x%x; the log takes no more txns until reopened)",
+			err, where, l.lastZxid.Load())
 	}
 	return l.failed
 }
