@@ -297,10 +297,15 @@ func TestSnapshotFailureKeepsServing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			kept := false
 			for _, info := range list {
 				if info.Err != nil {
 					t.Fatalf("snapshot 0x%x after the restart: %v", info.Zxid, info.Err)
 				}
+				kept = kept || info.Zxid == good.Zxid
+			}
+			if !kept {
+				t.Fatalf("the snapshot taken before the fault (0x%x) is gone after the restart: %+v", good.Zxid, list)
 			}
 			s.Close()
 		})
