@@ -247,6 +247,9 @@ func TestPrometheusNames(t *testing.T) {
 			t.Errorf("%s has quantiles %v", e.name, f.Metric[0].GetSummary().Quantile)
 		}
 	}
+	if f := families["gozk_snapshot_failures"]; f == nil || f.GetType().String() != "COUNTER" {
+		t.Errorf("gozk_snapshot_failures = %v", f)
+	}
 	if f := families["updatelatency"]; f == nil || f.Metric[0].GetSummary().GetSampleCount() < 130 {
 		t.Errorf("updatelatency = %v", f)
 	}

@@ -84,7 +84,16 @@ func newCollector(c *Commands) *collector {
 		// Java registers every metric with its own name as help text.
 		col.descs[e.name] = prometheus.NewDesc(e.name, e.name, nil, nil)
 	}
+	for _, c := range gozkCounters {
+		col.descs[c.name] = prometheus.NewDesc(c.name, c.help, nil, nil)
+	}
 	return col
+}
+
+// gozkCounters are counters gozk records that Java 3.8.0 has no metric
+// for. Prometheus exports them; mntr keeps to Java's keys.
+var gozkCounters = []struct{ name, help string }{
+	{"gozk_snapshot_failures", "snapshots that failed to be written (the server goes on; Java exits)"},
 }
 
 func (col *collector) Describe(ch chan<- *prometheus.Desc) {
@@ -115,6 +124,9 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), map[float64]float64{0.5: q}, key)
 		}
+	}
+	for _, c := range gozkCounters {
+		ch <- prometheus.MustNewConstMetric(col.descs[c.name], prometheus.CounterValue, float64(mv.counters[c.name]))
 	}
 	for _, e := range catalog {
 		d := col.descs[e.name]

@@ -74,6 +74,15 @@
 // only after that fsync: an acknowledged txn survives kill -9 and power
 // loss. Recovery reads the txns back in zxid order with Replay.
 //
+// A write or fsync of the WAL that fails fails the batch waiting for it
+// and every batch queued behind it, and from then on the log refuses
+// every write, with an error wrapping a *WALError that names the
+// operation, the file and what the file system said, until it is
+// reopened. The failed fsync is never retried: after one, whether the
+// file's dirty pages reached the disk, were dropped or are still to be
+// written is unknown, and a retry that succeeds proves nothing. Reopening
+// replays what did reach the disk; the server stops instead of going on.
+//
 // # Keys
 //
 // The txn log's Pebble store lives in <Options.Dir>/gozk (StoreDirName);

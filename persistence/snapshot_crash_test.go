@@ -65,7 +65,7 @@ const purgeRetain = 3
 func crashCloneRound(t *testing.T, seed uint64) {
 	fs := vfs.NewCrashableMem()
 	var linkMu sync.RWMutex
-	opts := StoreOptions{DataDir: "/data", DataLogDir: "/log", ForceSync: true, fs: linkGuardFS{fs, &linkMu}}
+	opts := StoreOptions{DataDir: "/data", DataLogDir: "/log", ForceSync: true, FS: linkGuardFS{fs, &linkMu}}
 	s, err := OpenStore(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func crashCloneRound(t *testing.T, seed uint64) {
 
 	for i, c := range clones {
 		o := opts
-		o.fs = c.fs
+		o.FS = c.fs
 		cs, err := OpenStore(o)
 		if err != nil {
 			t.Fatalf("clone %d: opening after the crash: %v", i, err)

@@ -36,8 +36,10 @@ type StoreOptions struct {
 	// verify`); a missing store is then an error wrapping ErrNoStore.
 	ReadOnly bool
 
-	// fs replaces the real file system in tests (vfs.NewCrashableMem).
-	fs vfs.FS
+	// FS is the file system both stores live on; nil means the operating
+	// system's. Tests pass Pebble's crashable in-memory file system, or a
+	// wrapper that injects faults (vfs/errorfs).
+	FS vfs.FS
 }
 
 // Store is gozk's durable state for one server: the txn log (Log) in
@@ -80,7 +82,7 @@ func OpenStore(o StoreOptions) (*Store, error) {
 	if o.Logger != nil {
 		logger = *o.Logger
 	}
-	fs := o.fs
+	fs := o.FS
 	if fs == nil {
 		fs = vfs.Default
 	}

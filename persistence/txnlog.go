@@ -105,6 +105,9 @@ type TxnLog struct {
 	// disk is unknown, so appending after it could leave a gap.
 	failMu sync.Mutex
 	failed error
+	// wal records a failed write or fsync of the WAL as it happens, so
+	// that no batch reaches Pebble's commit path after one (walfault.go).
+	wal *walFault
 
 	// readers: Close waits for every reader that got in (Replay, Verify,
 	// FirstZxid) before closing Pebble under them.
@@ -130,7 +133,8 @@ func Open(opts Options) (*TxnLog, error) {
 	if opts.Logger != nil {
 		log = opts.Logger.With().Str("component", "txnlog").Logger()
 	}
-	po := pebbleOptions(sizedWALFS{opts.filesystem()}, log)
+	wal := new(walFault)
+	po := pebbleOptions(walFaultFS{sizedWALFS{opts.filesystem()}, wal}, log)
 	po.ReadOnly = opts.ReadOnly
 	db, err := openPebble(storeDir, "txn log", po)
 	if err != nil {
@@ -144,6 +148,7 @@ func Open(opts Options) (*TxnLog, error) {
 		forceSync: opts.ForceSync,
 		slowWarn:  opts.SlowFsyncWarn,
 		readOnly:  opts.ReadOnly,
+		wal:       wal,
 	}
 	if opts.ForceSync {
 		l.writeOpts = pebble.Sync
@@ -210,7 +215,9 @@ func (l *TxnLog) boundaryZxid(last bool) (int64, error) {
 // over every txn already logged; otherwise nothing is written and the
 // error wraps ErrZxidOrder. Each Data must be a txn whose header carries
 // Zxid (ErrBadTxn otherwise). It returns after the batch is durable; once
-// a commit has failed, every later Append fails too.
+// a commit has failed, every later Append fails too, with the same error
+// (a *WALError when the WAL's write or fsync failed). The failed fsync is
+// never retried: the log is usable again only once reopened.
 func (l *TxnLog) Append(batch []Entry) error {
 	p, err := l.AppendAsync(batch)
 	if err != nil {
@@ -296,7 +303,7 @@ func (l *TxnLog) AppendAsync(batch []Entry) (PendingAppend, error) {
 	}
 	if err != nil {
 		// A batch Pebble refused was never queued: nothing to wait for.
-		return PendingAppend{}, l.fail(prev, err)
+		return PendingAppend{}, l.fail(err)
 	}
 	l.submittedZxid = prev
 	l.pending.Add(1)
@@ -322,7 +329,7 @@ func (p *PendingAppend) Wait() error {
 		p.b.Close()
 		p.b = nil
 		if err != nil {
-			return l.fail(p.last, err)
+			return l.fail(err)
 		}
 	}
 	took := time.Since(p.start)
@@ -344,14 +351,20 @@ func (p *PendingAppend) Wait() error {
 	return nil
 }
 
-// fail records that committing the txns up to last failed: whether they
-// reached the disk is unknown, so every later append is refused.
-func (l *TxnLog) fail(last int64, err error) error {
+// fail records that a commit failed: whether its txns, and those of every
+// batch queued behind it, reached the disk is unknown, so every later
+// append is refused. The WAL's own record of the failure, when there is
+// one, names the operation and the file better than Pebble's error.
+func (l *TxnLog) fail(err error) error {
 	l.failMu.Lock()
 	defer l.failMu.Unlock()
 	if l.failed == nil {
-		l.failed = fmt.Errorf("persistence: committing txns up to 0x%x to %s (log unusable until reopened): %w",
-			last, l.storeDir, err)
+		where := "in " + l.storeDir + "; "
+		if w := l.wal.failure(); w != nil {
+			err, where = w, "" // it names the WAL file
+		}
+		l.failed = fmt.Errorf("persistence: %w (%sthe last txn known durable is 0x%x; the log takes no more txns until reopened)",
+			err, where, l.lastZxid.Load())
 	}
 	return l.failed
 }
@@ -548,6 +561,10 @@ func (l *TxnLog) writable() error {
 		return ErrClosed
 	case l.readOnly:
 		return ErrReadOnly
+	}
+	if w := l.wal.failure(); w != nil {
+		// Pebble would panic on this commit, or the next (walfault.go).
+		return l.fail(w)
 	}
 	l.failMu.Lock()
 	defer l.failMu.Unlock()

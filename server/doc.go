@@ -14,6 +14,16 @@
 //   - final applies txns to the tree in zxid order, fires watches and
 //     answers.
 //
+// A txn log that fails (a write or fsync error) stops the server, as
+// Java's does: no batch from the failed one on is applied or answered,
+// every client is dropped, the client port closes, Failed closes and Err
+// names the failed operation and the disk's error (`gozk server` exits
+// with it, status 1). The fsync is never retried; a restart replays what
+// reached the disk, which holds every write acknowledged. A snapshot that
+// fails is logged and counted (gozk_snapshot_failures, Prometheus) and
+// the server goes on: the log keeps every txn after the newest complete
+// snapshot, and a failed one is never used. Java 3.8.0 exits there.
+//
 // Reads skip the pipeline. A read from a session with nothing in flight is
 // answered at once on the connection's event loop; a read behind one of the
 // session's writes waits in that session's queue and runs when the write

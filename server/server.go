@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/acl"
@@ -56,6 +57,10 @@ type Config struct {
 	// latencies, per-connection stats); gozk.stats.disabled=true, a gozk
 	// extension for measuring what recording costs.
 	StatsDisabled bool
+	// FS is the file system of dataDir and dataLogDir; nil means the
+	// operating system's. Tests put Pebble's crashable in-memory file
+	// system here, or a wrapper that injects disk faults.
+	FS vfs.FS
 }
 
 // Defaults returns the configuration of `gozk server` without a zoo.cfg.
@@ -182,6 +187,7 @@ func Start(cfg Config) (*Server, error) {
 		ForceSync:     cfg.ForceSync,
 		SlowFsyncWarn: cfg.FsyncWarning,
 		Logger:        &logger,
+		FS:            cfg.FS,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory: %w", err)
@@ -247,6 +253,8 @@ func Start(cfg Config) (*Server, error) {
 		s.shutdownPipeline()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.ClientAddr, err)
 	}
+	s.bg.Add(1)
+	go s.stopServingOnFailure()
 	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
 		Dur("tickTime", cfg.TickTime).Msg("serving clients")
 	return s, nil
@@ -256,7 +264,9 @@ func Start(cfg Config) (*Server, error) {
 func (s *Server) Addr() net.Addr { return s.net.Addr() }
 
 // Failed is closed when the server stopped on an unrecoverable error, such
-// as a txn log that can no longer be written.
+// as a txn log that can no longer be written. The server has then dropped
+// every client and stopped listening; what is left for its owner is Close
+// (and, for `gozk server`, exiting with Err).
 func (s *Server) Failed() <-chan struct{} { return s.failed }
 
 // Err returns the error that stopped the server, if any.
@@ -267,12 +277,32 @@ func (s *Server) Err() error {
 	return nil
 }
 
+// fatal stops the server on an error of the txn log, as Java's server
+// stops when its sync thread dies (counted in unrecoverable_error_count
+// too): the write loop answers nothing more, and the clients are dropped
+// (stopServingOnFailure) rather than left waiting.
 func (s *Server) fatal(err error) {
 	s.failOnce.Do(func() {
 		s.fatalErr.Store(&err)
-		s.logger.Error().Err(err).Msg("txn log write failed; the server stops taking writes")
+		s.mon.metrics.UnrecoverableErrors.Add(1)
+		s.logger.Error().Err(err).Str("lastAppliedZxid", fmt.Sprintf("0x%x", s.tree.LastProcessedZxid())).
+			Msg("the txn log failed; the server stops, and acknowledges nothing after the last durable txn")
 		close(s.failed)
 	})
+}
+
+// stopServingOnFailure drops every client and stops listening once the
+// server has failed. A client then learns at once that its pending
+// requests have no answer and looks for another server, as with Java.
+func (s *Server) stopServingOnFailure() {
+	defer s.bg.Done()
+	select {
+	case <-s.failed:
+		if err := s.net.Close(); err != nil {
+			s.logger.Error().Err(err).Msg("closing the client port")
+		}
+	case <-s.stop:
+	}
 }
 
 // Close stops accepting connections, finishes and logs the writes already

@@ -66,7 +66,11 @@ func (s *Server) snapshotLoop() {
 		_, err := s.takeSnapshotLocked()
 		s.snapMu.Unlock()
 		if err != nil && !errors.Is(err, errStopping) {
-			s.logger.Error().Err(err).Msg("snapshot failed")
+			// Nothing is lost: the log keeps every txn after the newest
+			// complete snapshot (a failed one never becomes one), so the
+			// server goes on, unlike Java's, which exits.
+			s.logger.Error().Err(err).Int64("failures", s.mon.metrics.SnapshotFailures.Load()).
+				Msg("snapshot failed; the server goes on, and recovery uses the previous snapshot and the txn log")
 		}
 	}
 }
@@ -83,7 +87,17 @@ func (s *Server) TakeSnapshot() (persistence.SnapshotInfo, error) {
 	return s.takeSnapshotLocked()
 }
 
+// takeSnapshotLocked takes a snapshot and counts it in
+// gozk_snapshot_failures if it fails.
 func (s *Server) takeSnapshotLocked() (persistence.SnapshotInfo, error) {
+	info, err := s.writeSnapshot()
+	if err != nil && !errors.Is(err, errStopping) {
+		s.mon.metrics.SnapshotFailures.Add(1)
+	}
+	return info, err
+}
+
+func (s *Server) writeSnapshot() (persistence.SnapshotInfo, error) {
 	s.snapping.Store(true)
 	defer s.snapping.Store(false)
 	began := time.Now()

@@ -333,6 +333,11 @@ type Metrics struct {
 	DigestMismatches       Counter        // digest_mismatches_count
 	ConnectionRejected     Counter        // connection_rejected
 	LargeRequestsRejected  Counter        // large_requests_rejected
+
+	// SnapshotFailures counts snapshots that failed to be written
+	// (gozk_snapshot_failures, exported by Prometheus only: mntr keeps
+	// Java's keys). Java 3.8.0 has no such metric: it exits instead.
+	SnapshotFailures Counter
 }
 
 func newMetrics() *Metrics {
@@ -379,6 +384,7 @@ func (m *Metrics) Counters() map[string]int64 {
 		"digest_mismatches_count":       m.DigestMismatches.Load(),
 		"connection_rejected":           m.ConnectionRejected.Load(),
 		"large_requests_rejected":       m.LargeRequestsRejected.Load(),
+		"gozk_snapshot_failures":        m.SnapshotFailures.Load(),
 	}
 }
 
@@ -393,7 +399,7 @@ func (m *Metrics) reset() {
 	m.ResponseBytes.Reset()
 	m.WatchBytes.Reset()
 	for _, c := range []*Counter{&m.ConnectionRequestCount, &m.StaleSessionsExpired, &m.PrepRequestQueued,
-		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected} {
+		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures} {
 		c.Reset()
 	}
 }

@@ -197,6 +197,14 @@ func runServer(c *cli.Context) error {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
+	return serveUntilStopped(srv, sig, logger, logOut)
+}
+
+// serveUntilStopped waits for SIGINT or SIGTERM (a clean stop, status 0)
+// or for the server to fail on its own, as when its txn log can no longer
+// be written: then the command fails (status 1) with the server's error,
+// which names what failed. SIGHUP reopens the log file.
+func serveUntilStopped(srv *server.Server, sig chan os.Signal, logger zerolog.Logger, logOut *logOutput) error {
 	for {
 		select {
 		case s := <-sig:
@@ -215,7 +223,7 @@ func runServer(c *cli.Context) error {
 		case <-srv.Failed():
 			logger.Error().Err(srv.Err()).Msg("server failed; stopping")
 			_ = srv.Close()
-			return cli.Exit(srv.Err().Error(), exitRuntime)
+			return cli.Exit("server stopped: "+srv.Err().Error(), exitRuntime)
 		}
 	}
 }
