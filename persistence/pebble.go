@@ -153,6 +153,9 @@ func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	po.ErrorIfNotExists = existed
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if ce, ok := walCheckError(err); ok {
+			return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, ce)
+		}
 		if pebble.IsCorruptionError(err) {
 			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)
 		}

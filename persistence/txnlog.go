@@ -44,6 +44,9 @@ type Options struct {
 	// fs is the file system (vfs.Default when nil); tests use an
 	// in-memory one.
 	fs vfs.FS
+	// walHeldRecords is the number of a WAL known to have held a synced
+	// record (liveWALKey of the snapshot store); 0 when none is known.
+	walHeldRecords uint64
 	// wrapFS lets tests observe or break the file system under Pebble.
 	wrapFS func(vfs.FS) vfs.FS
 }
@@ -93,6 +96,9 @@ type TxnLog struct {
 	forceSync bool
 	slowWarn  time.Duration
 	readOnly  bool
+	// liveWAL is the number of the WAL this open began with a synced
+	// record (0 when read-only).
+	liveWAL uint64
 
 	// writeMu serialises Append, TruncateAfter, PurgeBefore and Close.
 	writeMu sync.Mutex
@@ -130,11 +136,19 @@ func Open(opts Options) (*TxnLog, error) {
 	if opts.Logger != nil {
 		log = opts.Logger.With().Str("component", "txnlog").Logger()
 	}
-	po := pebbleOptions(sizedWALFS{opts.filesystem()}, log)
+	fs := opts.filesystem()
+	po := pebbleOptions(&walCheckFS{FS: sizedWALFS{fs}, dir: storeDir, mustHoldRecords: opts.walHeldRecords}, log)
 	po.ReadOnly = opts.ReadOnly
 	db, err := openPebble(storeDir, "txn log", po)
 	if err != nil {
 		return nil, err
+	}
+	var liveWAL uint64
+	if !opts.ReadOnly {
+		if liveWAL, err = startWAL(db, fs, storeDir); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	l := &TxnLog{
 		db:        db,
@@ -144,6 +158,7 @@ func Open(opts Options) (*TxnLog, error) {
 		forceSync: opts.ForceSync,
 		slowWarn:  opts.SlowFsyncWarn,
 		readOnly:  opts.ReadOnly,
+		liveWAL:   liveWAL,
 	}
 	if opts.ForceSync {
 		l.writeOpts = pebble.Sync
