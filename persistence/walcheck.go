@@ -108,9 +108,12 @@ func validChunkAt(wal []byte, off int, logNum uint32) (walChunk, bool) {
 
 // walScan is what checkWAL found in one WAL.
 type walScan struct {
-	records int   // complete records that read back
-	end     int   // offset just after the last of them
-	lastTxn int64 // highest txn zxid in them, 0 if none
+	records   int   // complete records that read back
+	lastStart int   // offset of the last of them
+	end       int   // offset just after it
+	lastTxn   int64 // highest txn zxid in them, 0 if none
+	// lastTxnRecord is the offset and end of the last record with txns.
+	lastTxnRecord [2]int
 	// stop is why reading stopped before the end of the file ("" when
 	// the records ran into the file's end or its zeros) and stopAt where.
 	stop   string
@@ -118,13 +121,16 @@ type walScan struct {
 	// trailer is set when the WAL ends with the EOF trailer Pebble
 	// writes when it switches to a new WAL.
 	trailer bool
+	// zeroAt is where the records ran into zeros (-1: they did not).
+	zeroAt int
 }
 
 // scanWAL reads the records of the WAL with number logNum.
 func scanWAL(wal []byte, logNum uint32) walScan {
-	var s walScan
+	s := walScan{zeroAt: -1}
 	var record []byte
 	inRecord := false
+	recordStart := 0
 	off := 0
 	for off < len(wal) {
 		blockEnd := min((off/walBlockSize+1)*walBlockSize, len(wal))
@@ -143,6 +149,7 @@ func scanWAL(wal []byte, logNum uint32) walScan {
 			if inRecord {
 				s.stop, s.stopAt = "the record is cut short", off
 			}
+			s.zeroAt = off
 			return s
 		}
 		c, ok := readChunkHeader(rest)
@@ -178,9 +185,9 @@ func scanWAL(wal []byte, logNum uint32) walScan {
 		payload := wal[off+c.header : end]
 		switch c.position {
 		case chunkFull:
-			record = append(record[:0], payload...)
+			record, recordStart = append(record[:0], payload...), off
 		case chunkFirst:
-			record, inRecord = append(record[:0], payload...), true
+			record, inRecord, recordStart = append(record[:0], payload...), true, off
 		case chunkMiddle, chunkLast:
 			if !inRecord {
 				s.stop, s.stopAt = "chunk continues no record", off
@@ -191,9 +198,10 @@ func scanWAL(wal []byte, logNum uint32) walScan {
 		if c.position == chunkFull || c.position == chunkLast {
 			inRecord = false
 			s.records++
-			s.end = end
-			if z := lastTxnInBatch(record); z > s.lastTxn {
-				s.lastTxn = z
+			s.lastStart, s.end = recordStart, end
+			if z := lastTxnInBatch(record); z > 0 {
+				s.lastTxn = max(s.lastTxn, z)
+				s.lastTxnRecord = [2]int{recordStart, end}
 			}
 		}
 		off = end
@@ -281,6 +289,12 @@ func checkWAL(name string, wal []byte, logNum uint32, newest, mustHoldRecords bo
 		return &CorruptionError{Store: filepath.Dir(name), File: name, Offset: int64(at),
 			Reason: fmt.Sprintf("txn log WAL, %s: %s", after, fmt.Sprintf(format, args...))}
 	}
+	if s.stop == "" && s.zeroAt >= 0 {
+		// Zeros where a record that was synced should be.
+		if p, c, ok := syncedPast(wal, s.zeroAt, logNum); ok {
+			return damaged(s.zeroAt, "zeros where records were, and the chunk at offset %d says the log was synced up to offset %d", p, c.syncOff)
+		}
+	}
 	if s.stop == "" {
 		switch {
 		case s.records == 0 && mustHoldRecords:
@@ -299,10 +313,8 @@ func checkWAL(name string, wal []byte, logNum uint32, newest, mustHoldRecords bo
 	// A later chunk that reads back and says the WAL was synced past the
 	// bad one proves that one was complete and durable: damage, wherever
 	// it is (Pebble's rule, applied within the block as well).
-	for p := at + 1; p+walSyncHeader <= len(wal); p++ {
-		if c, ok := validChunkAt(wal, p, logNum); ok && c.header == walSyncHeader && c.syncOff > uint64(at) {
-			return damaged(at, "%s, and the chunk at offset %d says the log was synced up to offset %d", s.stop, p, c.syncOff)
-		}
+	if p, c, ok := syncedPast(wal, at, logNum); ok {
+		return damaged(at, "%s, and the chunk at offset %d says the log was synced up to offset %d", s.stop, p, c.syncOff)
 	}
 	if !newest {
 		return damaged(at, "%s in a WAL that was closed", s.stop)
@@ -314,6 +326,20 @@ func checkWAL(name string, wal []byte, logNum uint32, newest, mustHoldRecords bo
 		return damaged(at, "%s; %s", s.stop, why)
 	}
 	return nil
+}
+
+// syncedPast finds a chunk of log logNum after offset at that reads back
+// and says the WAL was synced past at.
+func syncedPast(wal []byte, at int, logNum uint32) (int, walChunk, bool) {
+	for p := at + 1; p+walSyncHeader <= len(wal); p++ {
+		if wal[p+6] < 9 || wal[p+6] > 12 {
+			continue // not a WAL sync chunk (zeros, mostly)
+		}
+		if c, ok := validChunkAt(wal, p, logNum); ok && c.header == walSyncHeader && c.syncOff > uint64(at) {
+			return p, c, true
+		}
+	}
+	return 0, walChunk{}, false
 }
 
 // looksTorn reports whether the unreadable chunk at off, the last thing
@@ -503,3 +529,23 @@ func startWAL(db *pebble.DB, fs vfs.FS, storeDir string) (uint64, error) {
 func walStartRecord(wal uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte("gozk WAL start "), wal)
 }
+
+// sealWAL ends the live WAL of a log being closed with a synced record:
+// its sync offset proves every record before it complete, so that damage
+// to the last batch is told from a torn write at the next open (see
+// checkWAL). Without it the last batch is the tail, where zeros look torn.
+func (l *TxnLog) sealWAL() error {
+	if l.readOnly || l.liveWAL == 0 {
+		return nil
+	}
+	l.failMu.Lock()
+	failed := l.failed
+	l.failMu.Unlock()
+	if failed != nil {
+		return nil
+	}
+	return l.db.LogData(walEndRecord, pebble.Sync)
+}
+
+// walEndRecord is the content of the record sealWAL writes.
+var walEndRecord = []byte("gozk WAL end")
