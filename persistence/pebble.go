@@ -4,9 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -137,8 +140,8 @@ func strayPebbleFiles(names []string) []string {
 func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	fs := po.FS
 	if !po.ReadOnly {
-		if err := mkdirAllDurable(fs, dir); err != nil {
-			return nil, fmt.Errorf("persistence: creating %s: %w", dir, err)
+		if err := mkdirAllDurable(fs, filepath.Dir(dir)); err != nil {
+			return nil, fmt.Errorf("persistence: creating %s: %w", filepath.Dir(dir), err)
 		}
 	}
 	existed, err := checkStoreDir(fs, dir, what)
@@ -148,10 +151,156 @@ func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	if !existed && po.ReadOnly {
 		return nil, fmt.Errorf("persistence: there is no %s in %s: %w", what, dir, ErrNoStore)
 	}
+	if !existed {
+		if err := createPebble(dir, what, po); err != nil {
+			return nil, err
+		}
+	}
 	// A store that was there must still be there: never let Pebble
 	// quietly create an empty one in its place.
-	po.ErrorIfNotExists = existed
-	db, err := pebble.Open(dir, po)
+	po.ErrorIfNotExists = true
+	db, err := pebbleOpen(dir, what, po)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFormat(db, dir, po.ReadOnly); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// stagingSuffix names the directory a new store is created in before it
+// takes its place.
+const stagingSuffix = ".new"
+
+// createPebble creates a new store for dir in dir+stagingSuffix, with its
+// format record, and renames it to dir once complete. A store that could
+// not be created whole (no space left, a crash) is thus never mistaken
+// for a damaged one: dir is still missing, and the next start creates it
+// afresh.
+func createPebble(dir, what string, po *pebble.Options) error {
+	fs := po.FS
+	staging := dir + stagingSuffix
+	if err := fs.RemoveAll(staging); err != nil {
+		return fmt.Errorf("persistence: removing the unfinished %s %s: %w", what, staging, err)
+	}
+	if err := mkdirAllDurable(fs, staging); err != nil {
+		return fmt.Errorf("persistence: creating %s: %w", staging, err)
+	}
+	o := *po
+	o.ErrorIfNotExists = false
+	db, err := pebbleOpen(staging, what, &o)
+	if err == nil {
+		err = checkFormat(db, staging, false)
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("persistence: closing new %s %s: %w", what, staging, cerr)
+		}
+	}
+	if err == nil {
+		err = replaceEmptyDir(fs, staging, dir)
+	}
+	if err != nil {
+		// Best effort: the next start removes it anyway.
+		_ = fs.RemoveAll(staging)
+		return err
+	}
+	return nil
+}
+
+// replaceEmptyDir renames staging to dir, which may exist if it holds no
+// store (checkStoreDir said so: at most the lock and options files of an
+// older, interrupted creation), and syncs their parent.
+func replaceEmptyDir(fs vfs.FS, staging, dir string) error {
+	if err := fs.RemoveAll(dir); err != nil {
+		return fmt.Errorf("persistence: removing %s, which holds no store: %w", dir, err)
+	}
+	if err := fs.Rename(staging, dir); err != nil {
+		return fmt.Errorf("persistence: renaming %s to %s: %w", staging, dir, err)
+	}
+	return syncDir(fs, filepath.Dir(dir))
+}
+
+func syncDir(fs vfs.FS, dir string) error {
+	d, err := fs.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// pebbleOpen is pebble.Open with its errors named after the store, and
+// with the failures Pebble reports through Logger.Fatalf while opening (a
+// MANIFEST it cannot write, for one: the disk is full) returned as errors
+// instead of panics.
+//
+// A write that fails while Pebble opens (a full disk, most often) fails
+// the open as well. Pebble alone retries a failed flush without end and
+// its Open waits for the flush of the replayed WAL: a server starting on a
+// full disk would hang, logging each retry. So Open runs in a goroutine,
+// and the first background error before it returns is the open's error;
+// the Pebble goroutine that reported it is parked for good (it holds the
+// DB's mutex, so the half-open DB does nothing more) and the directory
+// lock is released, so the store can be opened again once space returns.
+func pebbleOpen(dir, what string, po *pebble.Options) (*pebble.DB, error) {
+	var opening atomic.Bool
+	opening.Store(true)
+	defer opening.Store(false)
+	o := *po
+	o.Logger = openingLogger{Logger: po.Logger, opening: &opening}
+	failed := make(chan error, 1)
+	events := *po.EventListener
+	background := events.BackgroundError
+	events.BackgroundError = func(err error) {
+		if opening.Load() {
+			select {
+			case failed <- err:
+			default:
+			}
+			select {} // park: see above
+		}
+		if background != nil {
+			background(err)
+		}
+	}
+	o.EventListener = &events
+	locks := &lockFS{FS: po.FS}
+	o.FS = locks
+
+	type result struct {
+		db  *pebble.DB
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				f, ok := p.(openFailure)
+				if !ok {
+					panic(p)
+				}
+				r = result{err: f}
+			}
+			done <- r
+		}()
+		r.db, r.err = pebble.Open(dir, &o)
+	}()
+	var db *pebble.DB
+	var err error
+	select {
+	case r := <-done:
+		db, err = r.db, r.err
+	case err = <-failed:
+		locks.release()
+	}
 	if err != nil {
 		if ce, ok := walCheckError(err); ok {
 			return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, ce)
@@ -161,11 +310,70 @@ func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 		}
 		return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, err)
 	}
-	if err := checkFormat(db, dir, po.ReadOnly); err != nil {
-		db.Close()
-		return nil, err
-	}
 	return db, nil
+}
+
+// lockFS keeps the directory lock Pebble takes, so that pebbleOpen can
+// release it for a DB it abandons.
+type lockFS struct {
+	vfs.FS
+	mu    sync.Mutex
+	locks []io.Closer
+}
+
+func (fs *lockFS) Unwrap() vfs.FS { return fs.FS }
+
+func (fs *lockFS) Lock(name string) (io.Closer, error) {
+	c, err := fs.FS.Lock(name)
+	if err == nil {
+		fs.mu.Lock()
+		fs.locks = append(fs.locks, c)
+		fs.mu.Unlock()
+	}
+	return c, err
+}
+
+func (fs *lockFS) release() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, c := range fs.locks {
+		_ = c.Close()
+	}
+	fs.locks = nil
+}
+
+// openFailure is the panic of openingLogger.Fatalf: what Pebble could
+// not do, and the error it got (nil if none was given).
+type openFailure struct {
+	msg string
+	err error
+}
+
+func (f openFailure) Error() string { return f.msg }
+func (f openFailure) Unwrap() error { return f.err }
+
+// openingLogger is Pebble's logger while pebble.Open runs: Fatalf then
+// unwinds to pebbleOpen (Pebble's Open releases what it holds on the way)
+// instead of ending the process. Once the store is open, the DB keeps
+// this logger, and a Fatalf is fatal as before.
+type openingLogger struct {
+	pebble.Logger
+	opening *atomic.Bool
+}
+
+func (l openingLogger) Fatalf(format string, args ...any) {
+	if !l.opening.Load() {
+		l.Logger.Fatalf(format, args...)
+		return
+	}
+	f := openFailure{msg: "pebble: " + fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if e, ok := a.(error); ok {
+			f.err = e
+			break
+		}
+	}
+	panic(f)
 }
 
 // checkStoreDir reports whether dir holds a Pebble store, and fails if it

@@ -1,0 +1,237 @@
+package persistence
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"golang.org/x/sys/unix"
+)
+
+// openBounded runs OpenStore and fails the test if it has not returned
+// after a generous while: on a full disk it must stop, not retry.
+func openBounded(t *testing.T, o StoreOptions) (*Store, error) {
+	t.Helper()
+	type result struct {
+		s   *Store
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := OpenStore(o)
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		if r.s != nil {
+			t.Cleanup(func() { r.s.Close() })
+		}
+		return r.s, r.err
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("OpenStore(%s) has not returned after 2 minutes", o.DataDir)
+		return nil, nil
+	}
+}
+
+// checkNoSpace checks that err is the one clear error of a start on a
+// full disk: ENOSPC, naming the directory.
+func checkNoSpace(t *testing.T, err error, dir string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("OpenStore on a full disk succeeded")
+	}
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("OpenStore on a full disk = %v; want ENOSPC naming %s", err, dir)
+	}
+	if errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a full disk is not damage: %v", err)
+	}
+}
+
+// writeWALOnlyStore makes a store in dataDir whose txns 1..100 are in its
+// WAL only (as a clean stop leaves them: Close does not flush).
+func writeWALOnlyStore(t *testing.T, o StoreOptions) {
+	t.Helper()
+	s, err := OpenStore(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for first := int64(1); first <= 100; first += 10 {
+		if err := s.Log().Append(entriesFor(zxidRange(first, first+9)...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fullFS fails every write with ENOSPC while full is set, as a full disk
+// does.
+type fullFS struct {
+	vfs.FS
+	full *atomic.Bool
+}
+
+func (fs fullFS) Unwrap() vfs.FS { return fs.FS }
+
+func (fs fullFS) wrap(f vfs.File, err error) (vfs.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	return fullFile{f, fs.full}, nil
+}
+
+func (fs fullFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	return fs.wrap(fs.FS.Create(name, c))
+}
+
+func (fs fullFS) OpenReadWrite(name string, c vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
+	return fs.wrap(fs.FS.OpenReadWrite(name, c, opts...))
+}
+
+func (fs fullFS) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	return fs.wrap(fs.FS.ReuseForWrite(oldname, newname, c))
+}
+
+type fullFile struct {
+	vfs.File
+	full *atomic.Bool
+}
+
+func (f fullFile) Write(p []byte) (int, error) {
+	if f.full.Load() && len(p) > 0 {
+		return 0, &os.PathError{Op: "write", Path: "file", Err: syscall.ENOSPC}
+	}
+	return f.File.Write(p)
+}
+
+func (f fullFile) WriteAt(p []byte, off int64) (int, error) {
+	if f.full.Load() && len(p) > 0 {
+		return 0, &os.PathError{Op: "write", Path: "file", Err: syscall.ENOSPC}
+	}
+	return f.File.WriteAt(p, off)
+}
+
+// TestStartOnFullDisk (no mount needed): a new store and an existing one
+// whose WAL must be flushed at open, on a disk where every write fails
+// with ENOSPC. OpenStore returns one error naming the directory (Pebble
+// alone panics creating a store and retries the flush without end), and
+// once space returns the store opens with everything in it; the new one
+// is simply new, not damaged.
+func TestStartOnFullDisk(t *testing.T) {
+	var full atomic.Bool
+	fs := fullFS{vfs.Default, &full}
+
+	t.Run("new store", func(t *testing.T) {
+		dir := t.TempDir()
+		full.Store(true)
+		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		checkNoSpace(t, err, dir)
+		full.Store(false)
+		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		if err != nil {
+			t.Fatalf("once space returns: %v", err)
+		}
+		if err := s.Log().Append(entriesFor(1)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("existing store", func(t *testing.T) {
+		dir := t.TempDir()
+		writeWALOnlyStore(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		full.Store(true)
+		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		checkNoSpace(t, err, dir)
+		full.Store(false)
+		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		if err != nil {
+			t.Fatalf("once space returns: %v", err)
+		}
+		checkReplayed(t, replayAll(t, s.Log(), 0), zxidRange(1, 100))
+	})
+}
+
+// mountTmpfs mounts a tmpfs of size bytes on a new directory, or skips
+// the test where mounting is not permitted.
+func mountTmpfs(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v): the full-disk test needs one", err)
+	}
+	t.Cleanup(func() {
+		// Detached: the Pebble DB an open on the full disk abandoned
+		// keeps its files open until the test binary exits.
+		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+			t.Errorf("unmounting %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fillDisk writes into a new file in dir until the file system is full
+// and returns the file's path.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "filler")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return path
+			}
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStartOnFullTmpfs is TestStartOnFullDisk on a real file system that
+// is full: a small tmpfs.
+func TestStartOnFullTmpfs(t *testing.T) {
+	t.Run("new store", func(t *testing.T) {
+		mnt := mountTmpfs(t, 8<<20)
+		dir := filepath.Join(mnt, "data")
+		filler := fillDisk(t, mnt)
+		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true})
+		checkNoSpace(t, err, dir)
+		if err := os.Remove(filler); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true})
+		if err != nil {
+			t.Fatalf("once space returns: %v", err)
+		}
+		if err := s.Log().Append(entriesFor(1)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("existing store", func(t *testing.T) {
+		mnt := mountTmpfs(t, 16<<20)
+		dir := filepath.Join(mnt, "data")
+		writeWALOnlyStore(t, StoreOptions{DataDir: dir, ForceSync: true})
+		filler := fillDisk(t, mnt)
+		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true})
+		checkNoSpace(t, err, dir)
+		if err := os.Remove(filler); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true})
+		if err != nil {
+			t.Fatalf("once space returns: %v", err)
+		}
+		checkReplayed(t, replayAll(t, s.Log(), 0), zxidRange(1, 100))
+	})
+}
