@@ -67,7 +67,7 @@ func (e *CorruptionError) Error() string {
 	}
 	switch {
 	case e.File != "":
-		return fmt.Sprintf("persistence: %s is damaged at offset %d: %s", e.File, e.Offset, e.Reason)
+		return fmt.Sprintf("persistence: txn log file %s is damaged at offset %d, %s", e.File, e.Offset, e.Reason)
 	case e.InSnapshot:
 		return fmt.Sprintf("persistence: snapshot 0x%x%s is damaged: record %x: %s", e.Snapshot, where, e.Key, e.Reason)
 	case e.Zxid != 0:

@@ -303,7 +303,7 @@ func pebbleOpen(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	}
 	if err != nil {
 		if ce, ok := walCheckError(err); ok {
-			return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, ce)
+			return nil, ce // names the WAL file, which names the store
 		}
 		if pebble.IsCorruptionError(err) {
 			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)

@@ -280,14 +280,14 @@ func allZero(b []byte) bool {
 func checkWAL(name string, wal []byte, logNum uint32, newest, mustHoldRecords bool) error {
 	s := scanWAL(wal, logNum)
 	damaged := func(at int, format string, args ...any) error {
-		after := "at the start of the log"
+		after := "its first record"
 		if s.lastTxn > 0 {
-			after = fmt.Sprintf("after txn 0x%x", s.lastTxn)
+			after = fmt.Sprintf("the record after txn 0x%x", s.lastTxn)
 		} else if s.records > 0 {
-			after = fmt.Sprintf("after %d intact records", s.records)
+			after = fmt.Sprintf("the record after %d intact ones", s.records)
 		}
 		return &CorruptionError{Store: filepath.Dir(name), File: name, Offset: int64(at),
-			Reason: fmt.Sprintf("txn log WAL, %s: %s", after, fmt.Sprintf(format, args...))}
+			Reason: fmt.Sprintf("%s: %s", after, fmt.Sprintf(format, args...))}
 	}
 	if s.stop == "" && s.zeroAt >= 0 {
 		// Zeros where a record that was synced should be.
