@@ -235,3 +235,39 @@ func TestStartOnFullTmpfs(t *testing.T) {
 		checkReplayed(t, replayAll(t, s.Log(), 0), zxidRange(1, 100))
 	})
 }
+
+// TestStoreLeftByAFailedCreationIsNew: a store directory holding only the
+// lock and an empty first MANIFEST (what Pebble leaves when it cannot
+// write that MANIFEST, as gozk did on a full disk before creating stores
+// aside) is new, not damaged; a MANIFEST with content still means a store
+// that lost its marker (TestOpenRefusesAStoreThatLostItsManifest).
+func TestStoreLeftByAFailedCreationIsNew(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{StoreDirName, SnapshotDirName} {
+		p := filepath.Join(dir, sub)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"LOCK", "MANIFEST-000001"} {
+			if err := os.WriteFile(filepath.Join(p, f), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ro, err := OpenStore(StoreOptions{DataDir: dir, ReadOnly: true})
+	if !errors.Is(err, ErrNoStore) {
+		if err == nil {
+			ro.Close()
+		}
+		t.Fatalf("read-only OpenStore = %v, want ErrNoStore", err)
+	}
+	s := openTestStore(t, StoreOptions{DataDir: dir, ForceSync: true})
+	if err := s.Log().Append(entriesFor(1, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openTestStore(t, StoreOptions{DataDir: dir, ForceSync: true})
+	checkReplayed(t, replayAll(t, s.Log(), 0), []int64{1, 2})
+}

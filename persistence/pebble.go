@@ -393,11 +393,36 @@ func checkStoreDir(fs vfs.FS, dir, what string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("persistence: listing %s: %w", dir, err)
 	}
-	if stray := strayPebbleFiles(names); len(stray) > 0 {
+	stray := strayPebbleFiles(names)
+	if unfinishedCreation(fs, dir, stray) {
+		// What an older gozk left when it could not write the first
+		// MANIFEST (a full disk): no data, and a new store replaces it.
+		return false, nil
+	}
+	if len(stray) > 0 {
 		return false, fmt.Errorf("%w: %s %s has no current manifest but holds %s",
 			ErrCorrupt, what, dir, strings.Join(stray, ", "))
 	}
 	return false, nil
+}
+
+// unfinishedCreation reports whether the stray files of a directory that
+// Pebble does not recognise as a store are only empty manifests: Pebble
+// could not write the first one, and nothing else was ever written.
+func unfinishedCreation(fs vfs.FS, dir string, stray []string) bool {
+	if len(stray) == 0 {
+		return false
+	}
+	for _, n := range stray {
+		if !strings.HasPrefix(n, "MANIFEST-") {
+			return false
+		}
+		fi, err := fs.Stat(filepath.Join(dir, n))
+		if err != nil || fi.Size() != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkFormat verifies the format record, writing it into a new store.
