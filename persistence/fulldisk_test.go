@@ -78,27 +78,32 @@ func writeWALOnlyStore(t *testing.T, o StoreOptions) {
 type fullFS struct {
 	vfs.FS
 	full *atomic.Bool
+	// only, if set, limits the failures to files whose names end so.
+	only string
 }
 
 func (fs fullFS) Unwrap() vfs.FS { return fs.FS }
 
-func (fs fullFS) wrap(f vfs.File, err error) (vfs.File, error) {
-	if err != nil {
-		return nil, err
+func (fs fullFS) wrap(name string, f vfs.File, err error) (vfs.File, error) {
+	if err != nil || !strings.HasSuffix(name, fs.only) {
+		return f, err
 	}
 	return fullFile{f, fs.full}, nil
 }
 
 func (fs fullFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
-	return fs.wrap(fs.FS.Create(name, c))
+	f, err := fs.FS.Create(name, c)
+	return fs.wrap(name, f, err)
 }
 
 func (fs fullFS) OpenReadWrite(name string, c vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
-	return fs.wrap(fs.FS.OpenReadWrite(name, c, opts...))
+	f, err := fs.FS.OpenReadWrite(name, c, opts...)
+	return fs.wrap(name, f, err)
 }
 
 func (fs fullFS) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategory) (vfs.File, error) {
-	return fs.wrap(fs.FS.ReuseForWrite(oldname, newname, c))
+	f, err := fs.FS.ReuseForWrite(oldname, newname, c)
+	return fs.wrap(newname, f, err)
 }
 
 type fullFile struct {
@@ -128,7 +133,7 @@ func (f fullFile) WriteAt(p []byte, off int64) (int, error) {
 // is simply new, not damaged.
 func TestStartOnFullDisk(t *testing.T) {
 	var full atomic.Bool
-	fs := fullFS{vfs.Default, &full}
+	fs := fullFS{FS: vfs.Default, full: &full}
 
 	t.Run("new store", func(t *testing.T) {
 		dir := t.TempDir()
@@ -152,6 +157,22 @@ func TestStartOnFullDisk(t *testing.T) {
 		checkNoSpace(t, err, dir)
 		full.Store(false)
 		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		if err != nil {
+			t.Fatalf("once space returns: %v", err)
+		}
+		checkReplayed(t, replayAll(t, s.Log(), 0), zxidRange(1, 100))
+	})
+	// The flush of the old WAL fits, the first record of the new one
+	// does not: Pebble's commit fails, which it reports as fatal.
+	t.Run("existing store, only its WAL full", func(t *testing.T) {
+		dir := t.TempDir()
+		writeWALOnlyStore(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
+		full.Store(true)
+		walFull := fullFS{FS: vfs.Default, full: &full, only: ".log"}
+		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: walFull})
+		checkNoSpace(t, err, dir)
+		full.Store(false)
+		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: walFull})
 		if err != nil {
 			t.Fatalf("once space returns: %v", err)
 		}

@@ -137,7 +137,9 @@ func strayPebbleFiles(names []string) []string {
 // openPebble opens the Pebble store in dir with options po (whose FS is
 // used), creating it unless po.ReadOnly, and checks or writes its format
 // record. what names the store in errors ("txn log", "snapshot store").
-func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
+// then, if not nil, runs once the store is open, as part of the open (see
+// pebbleOpen); its error fails the open.
+func openPebble(dir, what string, po *pebble.Options, then func(*pebble.DB) error) (*pebble.DB, error) {
 	fs := po.FS
 	if !po.ReadOnly {
 		if err := mkdirAllDurable(fs, filepath.Dir(dir)); err != nil {
@@ -159,15 +161,15 @@ func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	// A store that was there must still be there: never let Pebble
 	// quietly create an empty one in its place.
 	po.ErrorIfNotExists = true
-	db, err := pebbleOpen(dir, what, po)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFormat(db, dir, po.ReadOnly); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
+	return pebbleOpen(dir, what, po, func(db *pebble.DB) error {
+		if err := checkFormat(db, dir, po.ReadOnly); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(db)
+		}
+		return nil
+	})
 }
 
 // stagingSuffix names the directory a new store is created in before it
@@ -190,10 +192,11 @@ func createPebble(dir, what string, po *pebble.Options) error {
 	}
 	o := *po
 	o.ErrorIfNotExists = false
-	db, err := pebbleOpen(staging, what, &o)
+	db, err := pebbleOpen(staging, what, &o, func(db *pebble.DB) error {
+		return checkFormat(db, staging, false)
+	})
 	if err == nil {
-		err = checkFormat(db, staging, false)
-		if cerr := db.Close(); err == nil && cerr != nil {
+		if cerr := db.Close(); cerr != nil {
 			err = fmt.Errorf("persistence: closing new %s %s: %w", what, staging, cerr)
 		}
 	}
@@ -236,23 +239,24 @@ func syncDir(fs vfs.FS, dir string) error {
 	return nil
 }
 
-// pebbleOpen is pebble.Open with its errors named after the store, and
-// with the failures Pebble reports through Logger.Fatalf while opening (a
-// MANIFEST it cannot write, for one: the disk is full) returned as errors
+// pebbleOpen is pebble.Open followed by then (the first writes: the
+// format record, the WAL's first record), with errors named after the
+// store. The failures Pebble reports through Logger.Fatalf meanwhile (a
+// MANIFEST or a WAL it cannot write: a full disk) are returned as errors
 // instead of panics.
 //
-// A write that fails while Pebble opens (a full disk, most often) fails
-// the open as well. Pebble alone retries a failed flush without end and
-// its Open waits for the flush of the replayed WAL: a server starting on a
-// full disk would hang, logging each retry. So Open runs in a goroutine,
-// and the first background error before it returns is the open's error;
-// the Pebble goroutine that reported it is parked for good (it holds the
-// DB's mutex, so the half-open DB does nothing more) and the directory
-// lock is released, so the store can be opened again once space returns.
-func pebbleOpen(dir, what string, po *pebble.Options) (*pebble.DB, error) {
+// A write that fails in the background meanwhile fails the open as well.
+// Pebble alone retries a failed flush without end, and its Open waits for
+// the flush of the replayed WAL: a server starting on a full disk would
+// hang, logging each retry. So the open runs in a goroutine, and the first
+// background error before it is done is the open's error; the Pebble
+// goroutine that reported it is parked for good (it holds the DB's mutex,
+// so the half-open DB does nothing more), the DB is abandoned, not closed
+// (its commit pipeline may be broken), and the directory lock is released,
+// so that the store can be opened again once space returns.
+func pebbleOpen(dir, what string, po *pebble.Options, then func(*pebble.DB) error) (*pebble.DB, error) {
 	var opening atomic.Bool
 	opening.Store(true)
-	defer opening.Store(false)
 	o := *po
 	o.Logger = openingLogger{Logger: po.Logger, opening: &opening}
 	failed := make(chan error, 1)
@@ -288,49 +292,65 @@ func pebbleOpen(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 					panic(p)
 				}
 				r = result{err: f}
+				locks.release()
 			}
 			done <- r
 		}()
-		r.db, r.err = pebble.Open(dir, &o)
+		db, err := pebble.Open(dir, &o)
+		if err != nil {
+			r.err = err
+			return
+		}
+		if err := then(db); err != nil {
+			db.Close()
+			r.err = err
+			return
+		}
+		opening.Store(false)
+		r.db = db
 	}()
-	var db *pebble.DB
-	var err error
+	var r result
 	select {
-	case r := <-done:
-		db, err = r.db, r.err
-	case err = <-failed:
+	case r = <-done:
+	case r.err = <-failed:
 		locks.release()
 	}
-	if err != nil {
+	if err := r.err; err != nil {
 		if ce, ok := walCheckError(err); ok {
 			return nil, ce // names the WAL file, which names the store
 		}
-		if pebble.IsCorruptionError(err) {
+		if pebble.IsCorruptionError(err) && !errors.Is(err, ErrCorrupt) {
 			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)
+		}
+		if errors.Is(err, ErrCorrupt) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, err)
 	}
-	return db, nil
+	return r.db, nil
 }
 
-// lockFS keeps the directory lock Pebble takes, so that pebbleOpen can
-// release it for a DB it abandons.
+// lockFS keeps the directory locks Pebble takes, so that pebbleOpen can
+// release them for a DB it abandons. Pebble's own Open releases its lock
+// when it fails or panics; a lock is closed only once.
 type lockFS struct {
 	vfs.FS
 	mu    sync.Mutex
-	locks []io.Closer
+	locks []*onceCloser
 }
 
 func (fs *lockFS) Unwrap() vfs.FS { return fs.FS }
 
 func (fs *lockFS) Lock(name string) (io.Closer, error) {
 	c, err := fs.FS.Lock(name)
-	if err == nil {
-		fs.mu.Lock()
-		fs.locks = append(fs.locks, c)
-		fs.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	oc := &onceCloser{c: c}
+	fs.mu.Lock()
+	fs.locks = append(fs.locks, oc)
+	fs.mu.Unlock()
+	return oc, nil
 }
 
 func (fs *lockFS) release() {
@@ -340,6 +360,17 @@ func (fs *lockFS) release() {
 		_ = c.Close()
 	}
 	fs.locks = nil
+}
+
+type onceCloser struct {
+	once sync.Once
+	c    io.Closer
+	err  error
+}
+
+func (c *onceCloser) Close() error {
+	c.once.Do(func() { c.err = c.c.Close() })
+	return c.err
 }
 
 // openFailure is the panic of openingLogger.Fatalf: what Pebble could
@@ -366,7 +397,11 @@ func (l openingLogger) Fatalf(format string, args ...any) {
 		l.Logger.Fatalf(format, args...)
 		return
 	}
-	f := openFailure{msg: "pebble: " + fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasPrefix(msg, "pebble") {
+		msg = "pebble: " + msg
+	}
+	f := openFailure{msg: msg}
 	for _, a := range args {
 		if e, ok := a.(error); ok {
 			f.err = e

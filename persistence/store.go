@@ -93,7 +93,7 @@ func OpenStore(o StoreOptions) (*Store, error) {
 	// only the epochs and deletions do.
 	po.MemTableSize = 1 << 20
 	po.ReadOnly = o.ReadOnly
-	snaps, err := openPebble(snapDir, "snapshot store", po)
+	snaps, err := openPebble(snapDir, "snapshot store", po, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -139,16 +139,15 @@ func Open(opts Options) (*TxnLog, error) {
 	fs := opts.filesystem()
 	po := pebbleOptions(&walCheckFS{FS: sizedWALFS{fs}, dir: storeDir, mustHoldRecords: opts.walHeldRecords}, log)
 	po.ReadOnly = opts.ReadOnly
-	db, err := openPebble(storeDir, "txn log", po)
+	var liveWAL uint64
+	db, err := openPebble(storeDir, "txn log", po, func(db *pebble.DB) (err error) {
+		if !opts.ReadOnly {
+			liveWAL, err = startWAL(db, fs, storeDir)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	var liveWAL uint64
-	if !opts.ReadOnly {
-		if liveWAL, err = startWAL(db, fs, storeDir); err != nil {
-			db.Close()
-			return nil, err
-		}
 	}
 	l := &TxnLog{
 		db:        db,
