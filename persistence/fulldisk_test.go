@@ -80,6 +80,10 @@ type fullFS struct {
 	full *atomic.Bool
 	// only, if set, limits the failures to files whose names end so.
 	only string
+	// partial writes half of what a failing write is given first.
+	partial bool
+	// failures counts the writes failed.
+	failures *atomic.Int64
 }
 
 func (fs fullFS) Unwrap() vfs.FS { return fs.FS }
@@ -88,7 +92,7 @@ func (fs fullFS) wrap(name string, f vfs.File, err error) (vfs.File, error) {
 	if err != nil || !strings.HasSuffix(name, fs.only) {
 		return f, err
 	}
-	return fullFile{f, fs.full}, nil
+	return fullFile{f, fs}, nil
 }
 
 func (fs fullFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
@@ -108,21 +112,42 @@ func (fs fullFS) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategory)
 
 type fullFile struct {
 	vfs.File
-	full *atomic.Bool
+	fs fullFS
 }
 
 func (f fullFile) Write(p []byte) (int, error) {
-	if f.full.Load() && len(p) > 0 {
-		return 0, &os.PathError{Op: "write", Path: "file", Err: syscall.ENOSPC}
+	if !f.fs.full.Load() || len(p) == 0 {
+		return f.File.Write(p)
 	}
-	return f.File.Write(p)
+	f.fs.failures.Add(1)
+	n := 0
+	if f.fs.partial {
+		n, _ = f.File.Write(p[:len(p)/2])
+	}
+	return n, &os.PathError{Op: "write", Path: "file", Err: syscall.ENOSPC}
 }
 
 func (f fullFile) WriteAt(p []byte, off int64) (int, error) {
-	if f.full.Load() && len(p) > 0 {
-		return 0, &os.PathError{Op: "write", Path: "file", Err: syscall.ENOSPC}
+	if !f.fs.full.Load() || len(p) == 0 {
+		return f.File.WriteAt(p, off)
 	}
-	return f.File.WriteAt(p, off)
+	f.fs.failures.Add(1)
+	n := 0
+	if f.fs.partial {
+		n, _ = f.File.WriteAt(p[:len(p)/2], off)
+	}
+	return n, &os.PathError{Op: "write", Path: "file", Err: syscall.ENOSPC}
+}
+
+// checkQuiet checks that the abandoned open does not go on trying to
+// write: Pebble alone retries a failed flush in a tight loop.
+func checkQuiet(t *testing.T, fs fullFS) {
+	t.Helper()
+	before := fs.failures.Load()
+	time.Sleep(200 * time.Millisecond)
+	if after := fs.failures.Load(); after != before {
+		t.Fatalf("%d more writes were tried after the open failed", after-before)
+	}
 }
 
 // TestStartOnFullDisk (no mount needed): a new store and an existing one
@@ -133,7 +158,8 @@ func (f fullFile) WriteAt(p []byte, off int64) (int, error) {
 // is simply new, not damaged.
 func TestStartOnFullDisk(t *testing.T) {
 	var full atomic.Bool
-	fs := fullFS{FS: vfs.Default, full: &full}
+	var failures atomic.Int64
+	fs := fullFS{FS: vfs.Default, full: &full, failures: &failures}
 
 	t.Run("new store", func(t *testing.T) {
 		dir := t.TempDir()
@@ -155,6 +181,7 @@ func TestStartOnFullDisk(t *testing.T) {
 		full.Store(true)
 		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
 		checkNoSpace(t, err, dir)
+		checkQuiet(t, fs)
 		full.Store(false)
 		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
 		if err != nil {
@@ -162,13 +189,31 @@ func TestStartOnFullDisk(t *testing.T) {
 		}
 		checkReplayed(t, replayAll(t, s.Log(), 0), zxidRange(1, 100))
 	})
+	// The disk fills in the middle of the first MANIFEST's first write:
+	// a store directory with part of a MANIFEST and no marker would be
+	// damaged; created aside, it is simply not there yet.
+	t.Run("new store, disk full inside the MANIFEST", func(t *testing.T) {
+		dir := t.TempDir()
+		full.Store(true)
+		inManifest := fullFS{FS: vfs.Default, full: &full, failures: &failures, only: "MANIFEST-000001", partial: true}
+		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: inManifest})
+		checkNoSpace(t, err, dir)
+		full.Store(false)
+		s, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: inManifest})
+		if err != nil {
+			t.Fatalf("once space returns: %v", err)
+		}
+		if err := s.Log().Append(entriesFor(1)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	// The flush of the old WAL fits, the first record of the new one
 	// does not: Pebble's commit fails, which it reports as fatal.
 	t.Run("existing store, only its WAL full", func(t *testing.T) {
 		dir := t.TempDir()
 		writeWALOnlyStore(t, StoreOptions{DataDir: dir, ForceSync: true, fs: fs})
 		full.Store(true)
-		walFull := fullFS{FS: vfs.Default, full: &full, only: ".log"}
+		walFull := fullFS{FS: vfs.Default, full: &full, failures: &failures, only: ".log"}
 		_, err := openBounded(t, StoreOptions{DataDir: dir, ForceSync: true, fs: walFull})
 		checkNoSpace(t, err, dir)
 		full.Store(false)

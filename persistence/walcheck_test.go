@@ -212,3 +212,35 @@ func TestTornWALTailIsDropped(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroFilledWALWithoutRecordOfIt: a TxnLog opened on its own (no
+// snapshot store recording which WAL must hold records) still refuses a
+// WAL that was zero-filled: Pebble writes to a WAL before it sizes it.
+func TestZeroFilledWALWithoutRecordOfIt(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(DefaultOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for first := int64(1); first <= 30; first += 10 {
+		if err := l.Append(entriesFor(zxidRange(first, first+9)...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path, wal, _ := liveWALFile(t, dir)
+	if err := os.WriteFile(path, make([]byte, len(wal)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err = Open(DefaultOptions(dir))
+	var ce *CorruptionError
+	if !errors.As(err, &ce) || ce.File != path {
+		if err == nil {
+			t.Errorf("Open succeeded with LastZxid 0x%x", l.LastZxid())
+			l.Close()
+		}
+		t.Fatalf("Open of a zero-filled WAL = %v, want a CorruptionError naming %s", err, path)
+	}
+}
