@@ -137,7 +137,7 @@ func Open(opts Options) (*TxnLog, error) {
 		log = opts.Logger.With().Str("component", "txnlog").Logger()
 	}
 	fs := opts.filesystem()
-	po := pebbleOptions(&walCheckFS{FS: sizedWALFS{fs}, dir: storeDir, mustHoldRecords: opts.walHeldRecords}, log)
+	po := pebbleOptions(&walCheckFS{FS: sizedWALFS{fs}, dir: storeDir, log: log, mustHoldRecords: opts.walHeldRecords}, log)
 	po.ReadOnly = opts.ReadOnly
 	var liveWAL uint64
 	db, err := openPebble(storeDir, "txn log", po, func(db *pebble.DB) (err error) {

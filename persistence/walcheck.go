@@ -13,6 +13,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/rs/zerolog"
 )
 
 // The WAL check. Pebble replays the newest WAL up to its first chunk that
@@ -325,7 +326,19 @@ func checkWAL(name string, wal []byte, logNum uint32, newest, mustHoldRecords bo
 	if torn, why := looksTorn(wal, at, logNum); !torn {
 		return damaged(at, "%s; %s", s.stop, why)
 	}
-	return nil
+	return &tornTail{at: at, lastTxn: s.lastTxn, reason: s.stop}
+}
+
+// tornTail is checkWAL's answer for a WAL whose last write was cut short
+// by a crash: not damage, but worth a line in the log.
+type tornTail struct {
+	at      int
+	lastTxn int64
+	reason  string
+}
+
+func (t *tornTail) Error() string {
+	return fmt.Sprintf("torn write at offset %d after txn 0x%x: %s", t.at, t.lastTxn, t.reason)
 }
 
 // syncedPast finds a chunk of log logNum after offset at that reads back
@@ -420,6 +433,7 @@ func recycledRemains(wal []byte, off int, logNum uint32) bool {
 type walCheckFS struct {
 	vfs.FS
 	dir string
+	log zerolog.Logger
 	// mustHoldRecords is the number of a WAL that is known to have held
 	// a synced record (0: none known).
 	mustHoldRecords uint64
@@ -465,7 +479,14 @@ func (fs *walCheckFS) check(name string, num uint64) error {
 		return fmt.Errorf("persistence: reading WAL %s: %w", name, err)
 	}
 	if err := checkWAL(name, wal, uint32(num), newest, num == fs.mustHoldRecords); err != nil {
-		return err
+		var torn *tornTail
+		if !errors.As(err, &torn) {
+			return err
+		}
+		// Pebble drops it too; the txn whose write was cut short was
+		// never acknowledged.
+		fs.log.Warn().Str("file", name).Int("offset", torn.at).Str("lastZxid", fmt.Sprintf("0x%x", torn.lastTxn)).
+			Str("reason", torn.reason).Msg("the txn log WAL ends with a write cut short by a crash; replaying up to it")
 	}
 	if fs.checked == nil {
 		fs.checked = map[string]bool{}

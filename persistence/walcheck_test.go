@@ -1,11 +1,14 @@
 package persistence
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // crashCopy copies the stores of the open Store s into a new directory as
@@ -100,12 +103,18 @@ func walDamageCase(t *testing.T, closeFirst bool, damage func(wal []byte, rec [2
 	if err := os.WriteFile(path, damage(wal, scan.lastTxnRecord), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := OpenStore(StoreOptions{DataDir: crashed, ForceSync: true})
+	var logged bytes.Buffer
+	logger := zerolog.New(&logged)
+	got, err := OpenStore(StoreOptions{DataDir: crashed, ForceSync: true, Logger: &logger})
 	if err == nil {
 		t.Cleanup(func() { got.Close() })
 	}
+	lastLog = logged.String()
 	return path, got, err
 }
+
+// lastLog is what the last open of walDamageCase logged.
+var lastLog string
 
 // TestDamagedWALStopsOpen: every way of losing a record that was complete
 // in the newest WAL stops OpenStore (and so the server and `gozk data
@@ -204,11 +213,14 @@ func TestTornWALTailIsDropped(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, s, err := walDamageCase(t, false, tc.tear)
+			path, s, err := walDamageCase(t, false, tc.tear)
 			if err != nil {
 				t.Fatalf("OpenStore after a torn write: %v", err)
 			}
 			checkReplayed(t, replayAll(t, s.Log(), 0), zxidRange(1, 90))
+			if tc.name != "whole batch lost" && (!strings.Contains(lastLog, "cut short by a crash") || !strings.Contains(lastLog, path)) {
+				t.Errorf("the torn tail of %s was dropped without a warning naming it; logged:\n%s", path, lastLog)
+			}
 		})
 	}
 }
