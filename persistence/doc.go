@@ -148,7 +148,9 @@
 //     writing the next, so it was acknowledged.
 //
 // Anything else after the records is a torn tail: it is dropped, as Pebble
-// and Java do, and loses only the batch whose write never completed.
+// and Java do, and loses only the batch whose write never completed; a
+// warning ("the txn log WAL ends with a write cut short by a crash") names
+// the file, the offset and the last txn kept.
 // Nothing of this costs a syscall per batch: the check runs at open, the
 // first record at open, and Store.Close ends the WAL with one more synced
 // record (sealWAL) whose sync offset proves the last batch complete, so
