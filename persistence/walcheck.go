@@ -275,9 +275,12 @@ func allZero(b []byte) bool {
 }
 
 // checkWAL decides whether the WAL in file name (number logNum, newest
-// tells whether it is the live one) may be replayed as Pebble will: nil
-// when every record that was made durable reads back, a CorruptionError
-// naming the file and offset when one does not.
+// tells whether it is the live one, mustHoldRecords whether it is known to
+// have held a synced record) may be replayed as Pebble will: nil when
+// every record reads back, a *tornTail when the last write was cut short
+// by a crash (Pebble drops it, and so nothing acknowledged), and a
+// CorruptionError naming the file and offset when a record that was made
+// durable does not read back.
 func checkWAL(name string, wal []byte, logNum uint32, newest, mustHoldRecords bool) error {
 	s := scanWAL(wal, logNum)
 	damaged := func(at int, format string, args ...any) error {
