@@ -95,8 +95,8 @@
 // they hold:
 //
 //	'm' + name               metadata: "mformat" holds the store format (uint32 BE, now 1);
-//	                         "mpurgedBefore" (log), "macceptedEpoch", "mcurrentEpoch"
-//	                         (snapshots) hold an int64 after its CRC32C
+//	                         "mpurgedBefore" (log), "macceptedEpoch", "mcurrentEpoch",
+//	                         "mtxnLogWAL" (snapshots) hold an int64 after its CRC32C
 //	's' + zxid + kind + seq  a chunk of a snapshot (snapshot store)
 //	't' + zxid (8 bytes BE)  one txn (txn log); keys sort by zxid because zxids are positive
 //
@@ -119,9 +119,77 @@
 // ForceSync the last batches can also be lost on kill -9. ForceSync false
 // is for tests and benchmarks.
 //
-// Java stops with an error at any log record whose checksum fails. Pebble
-// does so for damage in tables and in the synced part of its WAL when a
-// later WAL block proves that part was synced; damage within the last
-// 32 KiB block of the live WAL looks like a torn write after a crash and
-// Pebble replays the log only up to it.
+// Java stops with an error at any log record whose checksum fails, except
+// a last record without its end-of-record byte, which it takes for a write
+// cut short. gozk does the same with Pebble's WAL; see below.
+//
+// # Damaged and torn WALs
+//
+// Pebble replays its newest WAL up to the first chunk that does not read
+// back and drops the rest as the torn tail of a crash, unless a chunk in a
+// later 32 KiB block carries a sync offset past the bad one (proof that it
+// was synced). Alone, it would silently cut the log at a flipped byte in
+// the last block (where a small log keeps everything), and replay nothing
+// from a WAL truncated or zero-filled. So before Pebble reads a WAL,
+// checkWAL reads it whole (walCheckFS sees Pebble open it, so the WALs
+// checked are those Pebble replays) and stops the open with a
+// CorruptionError naming the file, the offset and the last txn before the
+// damage when:
+//
+//   - any later chunk that reads back, in the same block or after, says
+//     the WAL was synced past the bad chunk (Pebble's rule, applied within
+//     the block too), or past zeros where the records stop;
+//   - the bad chunk is in a WAL Pebble had closed (those end with its EOF
+//     trailer);
+//   - the WAL holds no record but is not empty: Pebble writes before it
+//     sizes a WAL, so zeros alone are what is left of records;
+//   - the WAL holds no record but must: each writable open begins its WAL
+//     with a synced record (startWAL, a LogData record, which adds no key
+//     to the tables) and only then records that WAL's number in the
+//     snapshot store (liveWALKey); a WAL so recorded that Pebble still
+//     replays, truncated to nothing, is damage;
+//   - the bad chunk is the last thing in the WAL, with no proof, but does
+//     not look torn: a record is written over the zeros sizedWALFS
+//     preallocates and a crash keeps whole sectors of it off the disk, so
+//     a torn chunk has zeros (or the file's end) from some 512-byte
+//     boundary inside it to its end. A chunk whose bytes are all there was
+//     written whole; the sync stage waits for each batch's fsync before
+//     writing the next, so it was acknowledged.
+//
+// Anything else after the records is a torn tail: it is dropped, as Pebble
+// and Java do, and loses only the batch whose write never completed; a
+// warning ("the txn log WAL ends with a write cut short by a crash") names
+// the file, the offset and the last txn kept.
+// Nothing of this costs a syscall per batch: the check runs at open, the
+// first record at open, and Store.Close ends the WAL with one more synced
+// record (sealWAL) whose sync offset proves the last batch complete, so
+// after a clean stop even zeros over it are reported.
+//
+// What the check cannot see: after a crash (no sealing record), damage to
+// the last batch that leaves it ending in zeros from a sector boundary on
+// looks torn and is dropped; and a WAL Pebble created by switching
+// memtables (not at open) is recorded nowhere else, so truncating that one
+// to nothing goes unnoticed. sizedWALFS does not let Pebble recycle WAL
+// files, so what follows the records is always zeros, never an older
+// log's bytes; WALs recycled by an older gozk are still read (an unreadable
+// chunk followed by an older log's intact chunks is taken for torn).
+//
+// # Creating a store, and a full disk
+//
+// A new Pebble store is created in <dir>.new, with its format record, and
+// renamed to <dir> once whole (createPebble): a creation that fails (no
+// space left, a crash) leaves no store, and the next start creates it
+// afresh instead of finding one without a MANIFEST (damaged). A store
+// directory holding only empty MANIFEST files, what Pebble leaves when it
+// cannot write the first one, also counts as new.
+//
+// A write that fails while a store opens fails the open with that error
+// (pebbleOpen): Pebble reports a MANIFEST or WAL it cannot write through
+// Logger.Fatalf, which then unwinds to the open instead of ending the
+// process, and it retries a failed flush without end (its Open would wait
+// for the flush of the replayed WAL for ever), so the first background
+// error during the open is taken as the open's error and the half-open DB
+// is abandoned. A server starting on a full disk thus exits with one
+// message naming the file and "no space left on device", and starts once
+// space returns; Java exits with an error too.
 package persistence

@@ -54,6 +54,10 @@ type CorruptionError struct {
 	Key []byte
 	// Reason says what check failed.
 	Reason string
+	// File and Offset locate damage found in a file rather than in a
+	// record (a WAL that does not read back): File is its path.
+	File   string
+	Offset int64
 }
 
 func (e *CorruptionError) Error() string {
@@ -62,6 +66,8 @@ func (e *CorruptionError) Error() string {
 		where = " in " + e.Store
 	}
 	switch {
+	case e.File != "":
+		return fmt.Sprintf("persistence: txn log file %s is damaged at offset %d, %s", e.File, e.Offset, e.Reason)
 	case e.InSnapshot:
 		return fmt.Sprintf("persistence: snapshot 0x%x%s is damaged: record %x: %s", e.Snapshot, where, e.Key, e.Reason)
 	case e.Zxid != 0:

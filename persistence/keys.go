@@ -45,6 +45,10 @@ var (
 	// ZooKeeper's acceptedEpoch and currentEpoch.
 	acceptedEpochKey = []byte("macceptedEpoch")
 	currentEpochKey  = []byte("mcurrentEpoch")
+	// liveWALKey (snapshot store) holds the number of the txn log's WAL
+	// that an open began with a synced record (startWAL): that WAL may
+	// not be found empty (see "Damaged and torn WALs").
+	liveWALKey = []byte("mtxnLogWAL")
 
 	// txnKeysStart and txnKeysEnd bound every txn key: [t, u).
 	txnKeysStart = []byte{txnPrefix}

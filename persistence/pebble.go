@@ -4,9 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -134,11 +137,13 @@ func strayPebbleFiles(names []string) []string {
 // openPebble opens the Pebble store in dir with options po (whose FS is
 // used), creating it unless po.ReadOnly, and checks or writes its format
 // record. what names the store in errors ("txn log", "snapshot store").
-func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
+// then, if not nil, runs once the store is open, as part of the open (see
+// pebbleOpen); its error fails the open.
+func openPebble(dir, what string, po *pebble.Options, then func(*pebble.DB) error) (*pebble.DB, error) {
 	fs := po.FS
 	if !po.ReadOnly {
-		if err := mkdirAllDurable(fs, dir); err != nil {
-			return nil, fmt.Errorf("persistence: creating %s: %w", dir, err)
+		if err := mkdirAllDurable(fs, filepath.Dir(dir)); err != nil {
+			return nil, fmt.Errorf("persistence: creating %s: %w", filepath.Dir(dir), err)
 		}
 	}
 	existed, err := checkStoreDir(fs, dir, what)
@@ -148,24 +153,265 @@ func openPebble(dir, what string, po *pebble.Options) (*pebble.DB, error) {
 	if !existed && po.ReadOnly {
 		return nil, fmt.Errorf("persistence: there is no %s in %s: %w", what, dir, ErrNoStore)
 	}
+	if !existed {
+		if err := createPebble(dir, what, po); err != nil {
+			return nil, err
+		}
+	}
 	// A store that was there must still be there: never let Pebble
 	// quietly create an empty one in its place.
-	po.ErrorIfNotExists = existed
-	db, err := pebble.Open(dir, po)
+	po.ErrorIfNotExists = true
+	return pebbleOpen(dir, what, po, func(db *pebble.DB) error {
+		if err := checkFormat(db, dir, po.ReadOnly); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(db)
+		}
+		return nil
+	})
+}
+
+// stagingSuffix names the directory a new store is created in before it
+// takes its place.
+const stagingSuffix = ".new"
+
+// createPebble creates a new store for dir in dir+stagingSuffix, with its
+// format record, and renames it to dir once complete. A store that could
+// not be created whole (no space left, a crash) is thus never mistaken
+// for a damaged one: dir is still missing, and the next start creates it
+// afresh.
+func createPebble(dir, what string, po *pebble.Options) error {
+	fs := po.FS
+	staging := dir + stagingSuffix
+	if err := fs.RemoveAll(staging); err != nil {
+		return fmt.Errorf("persistence: removing the unfinished %s %s: %w", what, staging, err)
+	}
+	if err := mkdirAllDurable(fs, staging); err != nil {
+		return fmt.Errorf("persistence: creating %s: %w", staging, err)
+	}
+	o := *po
+	o.ErrorIfNotExists = false
+	db, err := pebbleOpen(staging, what, &o, func(db *pebble.DB) error {
+		return checkFormat(db, staging, false)
+	})
+	if err == nil {
+		if cerr := db.Close(); cerr != nil {
+			err = fmt.Errorf("persistence: closing new %s %s: %w", what, staging, cerr)
+		}
+	}
+	if err == nil {
+		err = replaceEmptyDir(fs, staging, dir)
+	}
 	if err != nil {
-		if pebble.IsCorruptionError(err) {
+		// Best effort: the next start removes it anyway.
+		_ = fs.RemoveAll(staging)
+		return err
+	}
+	return nil
+}
+
+// replaceEmptyDir renames staging to dir, which may exist if it holds no
+// store (checkStoreDir said so: at most the lock and options files of an
+// older, interrupted creation), and syncs their parent.
+func replaceEmptyDir(fs vfs.FS, staging, dir string) error {
+	if err := fs.RemoveAll(dir); err != nil {
+		return fmt.Errorf("persistence: removing %s, which holds no store: %w", dir, err)
+	}
+	if err := fs.Rename(staging, dir); err != nil {
+		return fmt.Errorf("persistence: renaming %s to %s: %w", staging, dir, err)
+	}
+	return syncDir(fs, filepath.Dir(dir))
+}
+
+func syncDir(fs vfs.FS, dir string) error {
+	d, err := fs.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// pebbleOpen is pebble.Open followed by then (the first writes: the
+// format record, the WAL's first record), with errors named after the
+// store. The failures Pebble reports through Logger.Fatalf meanwhile (a
+// MANIFEST or a WAL it cannot write: a full disk) are returned as errors
+// instead of panics.
+//
+// A write that fails in the background meanwhile fails the open as well.
+// Pebble alone retries a failed flush without end, and its Open waits for
+// the flush of the replayed WAL: a server starting on a full disk would
+// hang, logging each retry. So the open runs in a goroutine, and the first
+// background error before it is done is the open's error; the Pebble
+// goroutine that reported it is parked for good (it holds the DB's mutex,
+// so the half-open DB does nothing more), the DB is abandoned, not closed
+// (its commit pipeline may be broken), and the directory lock is released,
+// so that the store can be opened again once space returns.
+func pebbleOpen(dir, what string, po *pebble.Options, then func(*pebble.DB) error) (*pebble.DB, error) {
+	var opening atomic.Bool
+	opening.Store(true)
+	o := *po
+	o.Logger = openingLogger{Logger: po.Logger, opening: &opening}
+	failed := make(chan error, 1)
+	events := *po.EventListener
+	background := events.BackgroundError
+	events.BackgroundError = func(err error) {
+		if opening.Load() {
+			select {
+			case failed <- err:
+			default:
+			}
+			select {} // park: see above
+		}
+		if background != nil {
+			background(err)
+		}
+	}
+	o.EventListener = &events
+	locks := &lockFS{FS: po.FS}
+	o.FS = locks
+
+	type result struct {
+		db  *pebble.DB
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				f, ok := p.(openFailure)
+				if !ok {
+					panic(p)
+				}
+				r = result{err: f}
+				locks.release()
+			}
+			done <- r
+		}()
+		db, err := pebble.Open(dir, &o)
+		if err != nil {
+			r.err = err
+			return
+		}
+		if err := then(db); err != nil {
+			db.Close()
+			r.err = err
+			return
+		}
+		opening.Store(false)
+		r.db = db
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case r.err = <-failed:
+		locks.release()
+	}
+	if err := r.err; err != nil {
+		if ce, ok := walCheckError(err); ok {
+			return nil, ce // names the WAL file, which names the store
+		}
+		if pebble.IsCorruptionError(err) && !errors.Is(err, ErrCorrupt) {
 			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)
+		}
+		if errors.Is(err, ErrCorrupt) {
+			return nil, err
 		}
 		if le := lockedError(dir, what, err); le != nil {
 			return nil, le
 		}
 		return nil, fmt.Errorf("persistence: opening %s %s: %w", what, dir, err)
 	}
-	if err := checkFormat(db, dir, po.ReadOnly); err != nil {
-		db.Close()
+	return r.db, nil
+}
+
+// lockFS keeps the directory locks Pebble takes, so that pebbleOpen can
+// release them for a DB it abandons. Pebble's own Open releases its lock
+// when it fails or panics; a lock is closed only once.
+type lockFS struct {
+	vfs.FS
+	mu    sync.Mutex
+	locks []*onceCloser
+}
+
+func (fs *lockFS) Unwrap() vfs.FS { return fs.FS }
+
+func (fs *lockFS) Lock(name string) (io.Closer, error) {
+	c, err := fs.FS.Lock(name)
+	if err != nil {
 		return nil, err
 	}
-	return db, nil
+	oc := &onceCloser{c: c}
+	fs.mu.Lock()
+	fs.locks = append(fs.locks, oc)
+	fs.mu.Unlock()
+	return oc, nil
+}
+
+func (fs *lockFS) release() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, c := range fs.locks {
+		_ = c.Close()
+	}
+	fs.locks = nil
+}
+
+type onceCloser struct {
+	once sync.Once
+	c    io.Closer
+	err  error
+}
+
+func (c *onceCloser) Close() error {
+	c.once.Do(func() { c.err = c.c.Close() })
+	return c.err
+}
+
+// openFailure is the panic of openingLogger.Fatalf: what Pebble could
+// not do, and the error it got (nil if none was given).
+type openFailure struct {
+	msg string
+	err error
+}
+
+func (f openFailure) Error() string { return f.msg }
+func (f openFailure) Unwrap() error { return f.err }
+
+// openingLogger is Pebble's logger while pebble.Open runs: Fatalf then
+// unwinds to pebbleOpen (Pebble's Open releases what it holds on the way)
+// instead of ending the process. Once the store is open, the DB keeps
+// this logger, and a Fatalf is fatal as before.
+type openingLogger struct {
+	pebble.Logger
+	opening *atomic.Bool
+}
+
+func (l openingLogger) Fatalf(format string, args ...any) {
+	if !l.opening.Load() {
+		l.Logger.Fatalf(format, args...)
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasPrefix(msg, "pebble") {
+		msg = "pebble: " + msg
+	}
+	f := openFailure{msg: msg}
+	for _, a := range args {
+		if e, ok := a.(error); ok {
+			f.err = e
+			break
+		}
+	}
+	panic(f)
 }
 
 // checkStoreDir reports whether dir holds a Pebble store, and fails if it
@@ -185,11 +431,36 @@ func checkStoreDir(fs vfs.FS, dir, what string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("persistence: listing %s: %w", dir, err)
 	}
-	if stray := strayPebbleFiles(names); len(stray) > 0 {
+	stray := strayPebbleFiles(names)
+	if unfinishedCreation(fs, dir, stray) {
+		// What an older gozk left when it could not write the first
+		// MANIFEST (a full disk): no data, and a new store replaces it.
+		return false, nil
+	}
+	if len(stray) > 0 {
 		return false, fmt.Errorf("%w: %s %s has no current manifest but holds %s",
 			ErrCorrupt, what, dir, strings.Join(stray, ", "))
 	}
 	return false, nil
+}
+
+// unfinishedCreation reports whether the stray files of a directory that
+// Pebble does not recognise as a store are only empty manifests: Pebble
+// could not write the first one, and nothing else was ever written.
+func unfinishedCreation(fs vfs.FS, dir string, stray []string) bool {
+	if len(stray) == 0 {
+		return false
+	}
+	for _, n := range stray {
+		if !strings.HasPrefix(n, "MANIFEST-") {
+			return false
+		}
+		fi, err := fs.Stat(filepath.Join(dir, n))
+		if err != nil || fi.Size() != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkFormat verifies the format record, writing it into a new store.

@@ -86,17 +86,8 @@ func OpenStore(o StoreOptions) (*Store, error) {
 	if fs == nil {
 		fs = vfs.Default
 	}
-	log, err := Open(Options{
-		Dir:           logDir,
-		ForceSync:     o.ForceSync,
-		Logger:        o.Logger,
-		SlowFsyncWarn: o.SlowFsyncWarn,
-		ReadOnly:      o.ReadOnly,
-		fs:            fs,
-	})
-	if err != nil {
-		return nil, err
-	}
+	// The snapshot store first: it knows which WAL of the txn log must
+	// hold records (liveWALKey).
 	snapDir := filepath.Join(o.DataDir, SnapshotDirName)
 	slog := logger.With().Str("component", "snapshots").Logger()
 	po := pebbleOptions(fs, slog)
@@ -104,10 +95,36 @@ func OpenStore(o StoreOptions) (*Store, error) {
 	// only the epochs and deletions do.
 	po.MemTableSize = 1 << 20
 	po.ReadOnly = o.ReadOnly
-	snaps, err := openPebble(snapDir, "snapshot store", po)
+	snaps, err := openPebble(snapDir, "snapshot store", po, nil)
 	if err != nil {
-		log.Close()
 		return nil, err
+	}
+	liveWAL, _, err := getInt64Meta(snaps, snapDir, liveWALKey)
+	if err != nil {
+		snaps.Close()
+		return nil, err
+	}
+	log, err := Open(Options{
+		Dir:            logDir,
+		ForceSync:      o.ForceSync,
+		Logger:         o.Logger,
+		SlowFsyncWarn:  o.SlowFsyncWarn,
+		ReadOnly:       o.ReadOnly,
+		fs:             fs,
+		walHeldRecords: uint64(liveWAL),
+	})
+	if err != nil {
+		snaps.Close()
+		return nil, err
+	}
+	if log.liveWAL != 0 {
+		// Only now that its first record is synced: a crash before
+		// leaves the older number, whose WAL this open has flushed.
+		if err := snaps.Set(liveWALKey, int64MetaValue(int64(log.liveWAL)), pebble.Sync); err != nil {
+			log.Close()
+			snaps.Close()
+			return nil, fmt.Errorf("persistence: writing to %s: %w", snapDir, err)
+		}
 	}
 	s := &Store{log: log, snaps: snaps, snapDir: snapDir, fs: fs, logger: slog, readOnly: o.ReadOnly}
 	if !o.ReadOnly {
@@ -150,6 +167,9 @@ func (s *Store) Close() error {
 	}
 	s.pages.close()
 	var errs []error
+	if err := s.log.sealWAL(); err != nil {
+		errs = append(errs, fmt.Errorf("persistence: closing the txn log %s: %w", s.log.Dir(), err))
+	}
 	if err := s.snaps.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("persistence: closing %s: %w", s.snapDir, err))
 	}

@@ -65,7 +65,9 @@ func TestLockedError(t *testing.T) {
 		if !errors.As(err, &le) {
 			t.Fatalf("read-only %v: %v, want a LockedError", readOnly, err)
 		}
-		if le.Dir != filepath.Join(dir, StoreDirName) || le.What != "txn log" {
+		// The store opens its snapshot store first (it holds the number
+		// of the WAL the txn log must find), so that is the lock it meets.
+		if le.Dir != filepath.Join(dir, SnapshotDirName) || le.What != "snapshot store" {
 			t.Errorf("read-only %v: names %s %s", readOnly, le.What, le.Dir)
 		}
 		if runtime.GOOS == "linux" {

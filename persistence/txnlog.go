@@ -44,6 +44,9 @@ type Options struct {
 	// fs is the file system (vfs.Default when nil); tests use an
 	// in-memory one.
 	fs vfs.FS
+	// walHeldRecords is the number of a WAL known to have held a synced
+	// record (liveWALKey of the snapshot store); 0 when none is known.
+	walHeldRecords uint64
 	// wrapFS lets tests observe or break the file system under Pebble.
 	wrapFS func(vfs.FS) vfs.FS
 }
@@ -93,6 +96,9 @@ type TxnLog struct {
 	forceSync bool
 	slowWarn  time.Duration
 	readOnly  bool
+	// liveWAL is the number of the WAL this open began with a synced
+	// record (0 when read-only).
+	liveWAL uint64
 
 	// writeMu serialises Append, TruncateAfter, PurgeBefore and Close.
 	writeMu sync.Mutex
@@ -133,10 +139,17 @@ func Open(opts Options) (*TxnLog, error) {
 	if opts.Logger != nil {
 		log = opts.Logger.With().Str("component", "txnlog").Logger()
 	}
+	fs := opts.filesystem()
 	wal := new(walFault)
-	po := pebbleOptions(walFaultFS{sizedWALFS{opts.filesystem()}, wal}, log)
+	po := pebbleOptions(walFaultFS{&walCheckFS{FS: sizedWALFS{fs}, dir: storeDir, log: log, mustHoldRecords: opts.walHeldRecords}, wal}, log)
 	po.ReadOnly = opts.ReadOnly
-	db, err := openPebble(storeDir, "txn log", po)
+	var liveWAL uint64
+	db, err := openPebble(storeDir, "txn log", po, func(db *pebble.DB) (err error) {
+		if !opts.ReadOnly {
+			liveWAL, err = startWAL(db, fs, storeDir)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +162,7 @@ func Open(opts Options) (*TxnLog, error) {
 		slowWarn:  opts.SlowFsyncWarn,
 		readOnly:  opts.ReadOnly,
 		wal:       wal,
+		liveWAL:   liveWAL,
 	}
 	if opts.ForceSync {
 		l.writeOpts = pebble.Sync

@@ -106,3 +106,25 @@ func TestSizedWALOnlyForWALs(t *testing.T) {
 		t.Error("an in-memory WAL file was wrapped; it has no descriptor to fallocate")
 	}
 }
+
+// TestWALFilesAreNotRecycled: a WAL file Pebble would recycle is replaced
+// by a new one, so that what follows the records of a WAL is always zeros
+// (checkWAL relies on it to tell a torn write from damage).
+func TestWALFilesAreNotRecycled(t *testing.T) {
+	dir := t.TempDir()
+	old, recycled := filepath.Join(dir, "000001.log"), filepath.Join(dir, "000009.log")
+	if err := os.WriteFile(old, []byte("records of an older log"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := sizedWALFS{vfs.Default}.ReuseForWrite(old, recycled, walWriteCategory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the old WAL %s is still there: %v", old, err)
+	}
+	if b, err := os.ReadFile(recycled); err != nil || len(b) != 0 {
+		t.Errorf("the new WAL holds %q (%v), want a new, empty file", b, err)
+	}
+}

@@ -81,3 +81,62 @@ func TestVerifyDataDir(t *testing.T) {
 	}
 	t.Log(out.String())
 }
+
+// TestDamagedWALRefusedAtStart: a WAL that lost its records (zero-filled,
+// or truncated to nothing) after a clean stop makes `gozk data verify`
+// report it (exit 4, naming the WAL file) and `gozk server` refuse to
+// start (exit 1, naming it too) instead of serving a tree without the
+// txns.
+func TestDamagedWALRefusedAtStart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(wal []byte) []byte
+	}{
+		{"zero-filled", func(wal []byte) []byte { return make([]byte, len(wal)) }},
+		{"truncated to zero", func([]byte) []byte { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			store, err := persistence.OpenStore(persistence.StoreOptions{DataDir: data, ForceSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for z := int64(1); z <= 20; z++ {
+				txn := &proto.TxnEntry{
+					Header: proto.TxnHeader{ClientId: 1, Zxid: z, Time: z, Type: int32(proto.OpCreate)},
+					Body:   &proto.CreateTxn{Path: fmt.Sprintf("/n%d", z), Data: []byte("x"), Acl: proto.OpenACLUnsafe, ParentCVersion: int32(z)},
+				}
+				if err := store.Log().Append([]persistence.Entry{{Zxid: z, Data: txn.Marshal()}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := store.Close(); err != nil {
+				t.Fatal(err)
+			}
+			wals, _ := filepath.Glob(filepath.Join(data, persistence.StoreDirName, "*.log"))
+			if len(wals) == 0 {
+				t.Fatal("no WAL")
+			}
+			wal := wals[len(wals)-1] // the newest: names sort by number
+			b, err := os.ReadFile(wal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(wal, tc.damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			stdout, _, code := gozk(t, nil, "data", "verify", data)
+			if code != exitDamaged || !strings.Contains(stdout, "DAMAGED: ") || !strings.Contains(stdout, wal) {
+				t.Fatalf("data verify: exit %d, want %d and a report naming %s:\n%s", code, exitDamaged, wal, stdout)
+			}
+			cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", data, freePort(t)))
+			_, stderr, code := gozk(t, nil, "server", "--config", cfg)
+			if code != exitRuntime || !strings.Contains(stderr, wal) || !strings.Contains(stderr, "damaged") {
+				t.Fatalf("server: exit %d, want %d and a message naming %s:\n%s", code, exitRuntime, wal, stderr)
+			}
+			t.Log(strings.TrimSpace(stderr))
+		})
+	}
+}
