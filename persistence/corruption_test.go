@@ -334,3 +334,37 @@ func recordBytes(wal []byte) int {
 	}
 	return 0
 }
+
+// TestDamagedTableMessageIsOneLine: a checksum error in a table file is
+// reported in one line (Pebble joins a detail carrier for its own logs to
+// its corruption errors, which must not reach gozk's messages), and is
+// still recognised as damage.
+func TestDamagedTableMessageIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(StoreOptions{DataDir: dir, ForceSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tables, _ := filepath.Glob(filepath.Join(dir, SnapshotDirName, "*.sst"))
+	if len(tables) == 0 {
+		t.Fatal("the snapshot store has no table file")
+	}
+	b, err := os.ReadFile(tables[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[10] ^= 0xff
+	if err := os.WriteFile(tables[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenStore(StoreOptions{DataDir: dir, ReadOnly: true})
+	if !errors.Is(err, ErrCorrupt) || !pebble.IsCorruptionError(err) {
+		t.Fatalf("OpenStore = %v, want Pebble's corruption as ErrCorrupt", err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Fatalf("the message has more than one line:\n%s", err)
+	}
+}

@@ -3,6 +3,7 @@ package persistence
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -78,3 +79,16 @@ func (e *CorruptionError) Error() string {
 
 // Is makes errors.Is(err, ErrCorrupt) true.
 func (e *CorruptionError) Is(target error) bool { return target == ErrCorrupt }
+
+// pebbleError keeps a Pebble error's chain (errors.Is still finds its
+// corruption marker) but says only its first line: Pebble joins to a
+// corruption error a detail carrier meant for its own event listener,
+// which would print as a second line, "<corruption detail carrier>".
+type pebbleError struct{ err error }
+
+func (e pebbleError) Error() string {
+	msg, _, _ := strings.Cut(e.err.Error(), "\n")
+	return msg
+}
+
+func (e pebbleError) Unwrap() error { return e.err }

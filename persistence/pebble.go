@@ -320,7 +320,7 @@ func pebbleOpen(dir, what string, po *pebble.Options, then func(*pebble.DB) erro
 			return nil, ce // names the WAL file, which names the store
 		}
 		if pebble.IsCorruptionError(err) && !errors.Is(err, ErrCorrupt) {
-			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, err)
+			return nil, fmt.Errorf("%w: opening %s %s: %w", ErrCorrupt, what, dir, pebbleError{err})
 		}
 		if errors.Is(err, ErrCorrupt) {
 			return nil, err
@@ -477,7 +477,7 @@ func checkFormat(db *pebble.DB, dir string, readOnly bool) error {
 		}
 		return nil
 	case !errors.Is(err, pebble.ErrNotFound):
-		return fmt.Errorf("persistence: reading format record of %s: %w", dir, err)
+		return fmt.Errorf("persistence: reading format record of %s: %w", dir, pebbleError{err})
 	}
 	// No format record. Open writes it (synced) before anything else can
 	// be written, so a store with other keys but no record is damaged; an

@@ -640,7 +640,7 @@ func (s *Store) listSnapshotZxids() ([]int64, error) {
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		if pebble.IsCorruptionError(err) {
-			return zxids, fmt.Errorf("%w: listing snapshots in %s: %w", ErrCorrupt, s.snapDir, err)
+			return zxids, fmt.Errorf("%w: listing snapshots in %s: %w", ErrCorrupt, s.snapDir, pebbleError{err})
 		}
 		return zxids, fmt.Errorf("persistence: listing snapshots in %s: %w", s.snapDir, err)
 	}

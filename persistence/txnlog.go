@@ -476,7 +476,7 @@ func (l *TxnLog) scan(from int64, fn func(zxid int64, key, value []byte) error) 
 	if err := it.Error(); err != nil {
 		// Name the last txn read intact so damage can be located.
 		if pebble.IsCorruptionError(err) {
-			return fmt.Errorf("%w: reading %s after txn 0x%x: %w", ErrCorrupt, l.storeDir, lastGood, err)
+			return fmt.Errorf("%w: reading %s after txn 0x%x: %w", ErrCorrupt, l.storeDir, lastGood, pebbleError{err})
 		}
 		return fmt.Errorf("persistence: reading %s after txn 0x%x: %w", l.storeDir, lastGood, err)
 	}
