@@ -209,6 +209,11 @@ func runServer(c *cli.Context) error {
 		_ = srv.Close()
 		return cli.Exit("starting the metrics endpoint: "+err.Error(), exitRuntime)
 	}
+	// Signals are taken from here on, before the pid file and systemd
+	// announce the server.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
 	// The store's lock is held from here: a second server on the same
 	// data has failed above, before touching the pid file.
 	if pidFile != "" {
@@ -225,9 +230,6 @@ func runServer(c *cli.Context) error {
 	if err := sdNotify("READY=1"); err != nil {
 		logger.Warn().Err(err).Msg("cannot tell systemd the server is ready ($NOTIFY_SOCKET)")
 	}
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sig)
 	for {
 		select {
 		case s := <-sig:
