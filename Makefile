@@ -42,10 +42,21 @@ INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java libzookeeper-mt-de
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 # GO_PROGRESS turns the package list of `go build -v` into one line per
-# module as its compilation starts (the standard library as "std"), and
-# passes everything else (compile errors) through unchanged.
-GO_PROGRESS = awk '/^[^ :\#]+$$/ { n = split($$0, p, "/"); m = (p[1] ~ /\./) ? p[1] "/" p[2] "/" p[3] : "std"; \
-	if (n < 3 && p[1] ~ /\./) m = $$0; if (!(m in seen)) { seen[m] = 1; print "  compiling " m } next } { print }'
+# module as its compilation starts (the standard library as "std"; one
+# line per package of gozk's own, and a count every 25 packages), and
+# passes everything else (compile errors) through unchanged. A shell loop,
+# as mawk would hold its input back in blocks.
+GO_PROGRESS = while IFS= read -r line; do \
+	case "$$line" in \
+	""|*[!a-zA-Z0-9._~/+-]*) echo "$$line";; \
+	github.com/gozk/gozk|github.com/gozk/gozk/*) echo "  compiling $$line";; \
+	*) case "$${line%%/*}" in \
+	   github.com|golang.org|gitlab.com|bitbucket.org|gopkg.in) m=$$(echo "$$line" | cut -d/ -f1-3);; \
+	   *.*) m=$$(echo "$$line" | cut -d/ -f1-2);; *) m=std;; esac; \
+	   n=$$((n + 1)); \
+	   case "$$seen" in *" $$m "*) [ $$((n % 25)) -ne 0 ] || echo "  compiling $$m ($$n packages so far)";; \
+	   *) seen="$$seen $$m "; echo "  compiling $$m";; esac;; \
+	esac; done
 
 # go-filtered runs `$(GO) $(1)` with its output (stdout and stderr)
 # through the filter $(2), keeping go's exit status (make's /bin/sh has
@@ -55,9 +66,14 @@ define go-filtered
 endef
 
 # MOD_PROGRESS shows each module zip that `go mod download -x` fetches
-# and passes go's own messages through.
-MOD_PROGRESS = awk '/^\# get .*\.zip: 200 OK/ { m = $$3; sub(/^[a-z]+:\/\/[^\/]+\//, "", m); sub(/\/@v\//, "@", m); sub(/\.zip:$$/, "", m); \
-	print "  fetched " m; next } /^(\#|mkdir|cd|rm|mv|touch|cp|unzip|git) |^[0-9.]+s \# / { next } { print }'
+# (as module@version) and passes go's own messages through.
+MOD_PROGRESS = while IFS= read -r line; do \
+	case "$$line" in \
+	"\# get "*".zip: 200 OK"*) u=$${line\#"\# get "}; u=$${u%%.zip:*}; u=$${u\#*://}; u=$${u\#*/}; \
+	   echo "  fetched $${u%%/@v/*}@$${u\#\#*/@v/}" | sed 's/%21\(.\)/\U\1/g';; \
+	"\#"*|mkdir\ *|cd\ *|rm\ *|mv\ *|touch\ *|cp\ *|unzip\ *|git\ *|[0-9]*s\ \#*) ;; \
+	*) echo "$$line";; \
+	esac; done
 
 # setup needs Go and the module proxy, nothing else: make build, make run
 # and make test need no more.
