@@ -1,16 +1,17 @@
 # gozk's make targets. `make test` is the test command: it needs Go and
 # the module proxy, nothing else (no Java, no ZooKeeper).
 #
-#   make setup             install what a fresh Debian machine lacks (Go modules; Java ZooKeeper 3.8.0 and clients for interop)
-#   make run               run gozk standalone on 127.0.0.1:2181 with its data in ./data
-#   make build             compile every package, and bin/gozk once cmd/gozk is a main package
+#   make setup             download the Go modules: all that make build, make run and make test need
+#   make setup-interop     install what make interop needs (Debian's Java ZooKeeper 3.8.0, JDK, clients; npm)
+#   make run               build bin/gozk, then run it standalone on 127.0.0.1:2181 with its data in ./data
+#   make build             bin/gozk, and every other package compiled (says what it compiles)
 #   make test              go vet and go test, all packages
 #   make generate          go generate ./... (proto/zookeeper_gen.go from proto/zookeeper.jute)
 #   make check-generated   fail if the generated files differ from what is committed
 #   make lint              gofmt, go vet and staticcheck
 #   make fuzz              every fuzz target for FUZZTIME (default 60s), one after another
 #   make bench             every benchmark, with allocation counts
-#   make interop           the compatibility tests under compat/ (tag interop)
+#   make interop           the compatibility tests under compat/ (tag interop); runs setup-interop first
 #   make golden            regenerate proto's golden vectors with ZooKeeper's Java classes
 #   make quorum-oracle     regenerate quorum's fixture of Java's quorum verdicts
 #   make fle-oracle        regenerate fle's fixture of Java's election wire bytes
@@ -29,7 +30,7 @@ STATICCHECK := $(TOOLS)/staticcheck
 
 .DEFAULT_GOAL := build
 
-.PHONY: setup interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
+.PHONY: setup setup-interop interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
 
 # Debian packages the interop tests drive: Apache ZooKeeper 3.8.0 (the
 # oracle), its Java client jars and zkCli, Curator, the C client (cli_mt and
@@ -40,33 +41,78 @@ INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java libzookeeper-mt-de
 	libcurator-framework-java libcurator-recipes-java libservlet-api-java python3-kazoo default-jdk-headless gcc libc6-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-setup: interop-deps
-	$(GO) mod download
+# GO_PROGRESS turns the package list of `go build -v` into one line per
+# module as its compilation starts (the standard library as "std"; one
+# line per package of gozk's own, and a count every 25 packages), and
+# passes everything else (compile errors) through unchanged. A shell loop,
+# as mawk would hold its input back in blocks.
+GO_PROGRESS = while IFS= read -r line; do \
+	case "$$line" in \
+	""|*[!a-zA-Z0-9._~/+-]*) echo "$$line";; \
+	github.com/gozk/gozk|github.com/gozk/gozk/*) echo "  compiling $$line";; \
+	*) case "$${line%%/*}" in \
+	   github.com|golang.org|gitlab.com|bitbucket.org|gopkg.in) m=$$(echo "$$line" | cut -d/ -f1-3);; \
+	   *.*) m=$$(echo "$$line" | cut -d/ -f1-2);; *) m=std;; esac; \
+	   n=$$((n + 1)); \
+	   case "$$seen" in *" $$m "*) [ $$((n % 25)) -ne 0 ] || echo "  compiling $$m ($$n packages so far)";; \
+	   *) seen="$$seen $$m "; echo "  compiling $$m";; esac;; \
+	esac; done
 
-# interop-deps installs the Java oracle and the clients when any of them is
-# missing.
-interop-deps:
+# go-filtered runs `$(GO) $(1)` with its output (stdout and stderr)
+# through the filter $(2), keeping go's exit status (make's /bin/sh has
+# no pipefail).
+define go-filtered
+	@rc=$$( { { $(GO) $(1) 2>&1 3>&-; echo $$? >&3; } | $(2) >&2 3>&-; } 3>&1 ); exit $$rc
+endef
+
+# MOD_PROGRESS shows each module zip that `go mod download -x` fetches
+# (as module@version) and passes go's own messages through.
+MOD_PROGRESS = while IFS= read -r line; do \
+	case "$$line" in \
+	"\# get "*".zip: 200 OK"*) u=$${line\#"\# get "}; u=$${u%%.zip:*}; u=$${u\#*://}; u=$${u\#*/}; \
+	   echo "  fetched $${u%%/@v/*}@$${u\#\#*/@v/}" | sed 's/%21\(.\)/\U\1/g';; \
+	"\#"*|mkdir\ *|cd\ *|rm\ *|mv\ *|touch\ *|cp\ *|unzip\ *|git\ *|[0-9]*s\ \#*) ;; \
+	*) echo "$$line";; \
+	esac; done
+
+# setup needs Go and the module proxy, nothing else: make build, make run
+# and make test need no more.
+setup:
+	@echo "setup: downloading the Go modules of go.mod into $$($(GO) env GOMODCACHE) (go mod download)"
+	$(call go-filtered,mod download -x,$(MOD_PROGRESS))
+	@echo "setup: done; make build compiles gozk (the first time takes a few minutes), make test runs the tests"
+
+# setup-interop installs what the compatibility tests drive, when any of
+# it is missing: Debian's packages (INTEROP_PACKAGES), Node.js and npm
+# (Debian's nodejs and npm packages, when npm is missing) and the pinned
+# node-zookeeper-client under compat/node.
+setup-interop:
 	@missing="$$(for p in $(INTEROP_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done)"; \
-	if [ -n "$$missing" ]; then \
-		echo "installing" $$missing; \
-		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(INTEROP_PACKAGES); \
+	command -v npm >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
+	if [ -n "$$(echo $$missing)" ]; then \
+		echo "setup-interop: installing" $$missing; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
 	fi
 	@# node-zookeeper-client, pinned by compat/node/package-lock.json.
 	@if [ ! -d compat/node/node_modules ]; then \
-		command -v npm >/dev/null 2>&1 || { echo "interop-deps: npm is not installed (compat/node needs Node 20 and npm)"; exit 1; }; \
-		echo "npm ci in compat/node"; \
-		(cd compat/node && npm ci --no-audit --no-fund) || { echo "interop-deps: npm ci in compat/node failed: is the npm registry reachable?"; exit 1; }; \
+		echo "setup-interop: npm ci in compat/node"; \
+		(cd compat/node && npm ci --no-audit --no-fund) || { echo "setup-interop: npm ci in compat/node failed: is the npm registry reachable?"; exit 1; }; \
 	fi
 
-run:
-	$(GO) run ./cmd/gozk server
+# interop-deps is the former name of setup-interop.
+interop-deps: setup-interop
+
+# run builds bin/gozk first (with progress: `go run` would compile for
+# minutes without a word on a fresh machine), then runs it.
+run: build
+	bin/gozk server
 
 build:
-	$(GO) build ./...
-	@if [ "$$($(GO) list -f '{{.Name}}' ./cmd/gozk 2>/dev/null)" = main ]; then \
-		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
-		$(GO) build -o bin/gozk ./cmd/gozk; \
-	fi
+	@echo "build: bin/gozk (a first build compiles every dependency and takes a few minutes; later builds take seconds)"
+	$(call go-filtered,build -v -o bin/gozk ./cmd/gozk,$(GO_PROGRESS))
+	@echo "build: the other packages (go build ./...)"
+	$(call go-filtered,build -v ./...,$(GO_PROGRESS))
+	@echo "build: done: bin/gozk"
 
 test:
 	$(GO) vet ./...
@@ -104,7 +150,7 @@ bench:
 
 # The compat tests drive real clients against a real gozk; they live behind
 # the interop build tag so that `make test` stays self-contained.
-interop: interop-deps
+interop: setup-interop
 	@if [ -d compat ]; then \
 		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
 		$(GO) build -o bin/gozk ./cmd/gozk; \

@@ -54,6 +54,32 @@ func TestLoadStandalone(t *testing.T) {
 	}
 }
 
+// TestLoadDefaultsAppliesJVMFlags: without a zoo.cfg, the -D flags of
+// SERVER_JVMFLAGS/JVMFLAGS still apply to the built-in defaults.
+func TestLoadDefaultsAppliesJVMFlags(t *testing.T) {
+	c, err := LoadDefaults("-Xmx1g -Djute.maxbuffer=4194304 -Dzookeeper.4lw.commands.whitelist=* " +
+		"-Dzookeeper.admin.serverPort=9090 -Dzookeeper.snapCount=500 -Dzookeeper.forceSync=no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.JuteMaxBuffer != 4194304 || c.FourLetterWhitelist != "*" || c.AdminServerPort != 9090 ||
+		c.SnapCount != 500 || c.ForceSync {
+		t.Fatalf("flags not applied: jute.maxbuffer %d, whitelist %q, admin port %d, snapCount %d, forceSync %v",
+			c.JuteMaxBuffer, c.FourLetterWhitelist, c.AdminServerPort, c.SnapCount, c.ForceSync)
+	}
+	if c.ClientAddr() != "127.0.0.1:2181" || c.DataDir != "data" || c.File != "" {
+		t.Fatalf("defaults changed: %s %s %q", c.ClientAddr(), c.DataDir, c.File)
+	}
+	if c, err := LoadDefaults(""); err != nil || c.JuteMaxBuffer != Defaults().JuteMaxBuffer {
+		t.Fatalf("no flags: %v %+v", err, c)
+	}
+	_, err = LoadDefaults("-Djute.maxbuffer=0")
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), JVMFlagsSource) || !strings.Contains(err.Error(), "jute.maxbuffer") {
+		t.Fatalf("bad flag: %v", err)
+	}
+}
+
 func TestLoadErrorsNameLineAndKey(t *testing.T) {
 	cases := []struct{ cfg, want string }{
 		{"dataDir=/d\nclientPort=2181\ntickTime=abc\n", ":3: tickTime:"},

@@ -55,6 +55,23 @@ func Load(path string, jvmFlags string) (*Config, error) {
 	return c, nil
 }
 
+// LoadDefaults is Defaults with the -D flags of jvmFlags applied, for a
+// server started without a zoo.cfg: the system properties Java reads
+// (jute.maxbuffer, zookeeper.4lw.commands.whitelist, zookeeper.admin.*,
+// zookeeper.snapCount, ...) take effect as they would with one. A value
+// gozk cannot run with is refused with an *Error naming the flag.
+func LoadDefaults(jvmFlags string) (*Config, error) {
+	c := Defaults()
+	for _, p := range SystemProperties(jvmFlags) {
+		c.System[p.Key] = p
+		c.Properties[p.Key] = p
+	}
+	if err := c.applySystemProperties(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // SystemProperties extracts -Dkey=value flags from a JVM flag string.
 func SystemProperties(flags string) []Property {
 	var out []Property

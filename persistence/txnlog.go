@@ -357,7 +357,7 @@ func (p *PendingAppend) Wait() error {
 		if took > l.slowWarn {
 			l.slowFsyncs.Add(1)
 			// ZooKeeper's FileTxnLog warns the same way.
-			l.log.Warn().Dur("took", took).Dur("threshold", l.slowWarn).
+			l.log.Warn().Dur("tookMs", took).Dur("thresholdMs", l.slowWarn).
 				Int("txns", p.txns).Int("bytes", p.payload).Str("store", l.storeDir).
 				Msg("fsync of the txn log was slow; this adds to the latency of every write")
 		}

@@ -217,7 +217,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.logger.Info().Str("snapshot", snapZxid).Int("txns", rec.Txns).Str("zxid", fmt.Sprintf("0x%x", rec.Zxid)).
 		Int("sessions", s.tracker.count()).Int("znodes", s.tree.NodeCount()).
-		Dur("took", time.Since(began)).Msg("data loaded")
+		Dur("tookMs", time.Since(began)).Msg("data loaded")
 	if rec.Txns > 0 {
 		// Java snapshots the tree it loaded before serving. Beyond sparing
 		// the next recovery the replay, that fixes the order clients see
@@ -256,7 +256,7 @@ func Start(cfg Config) (*Server, error) {
 	s.bg.Add(1)
 	go s.stopServingOnFailure()
 	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
-		Dur("tickTime", cfg.TickTime).Msg("serving clients")
+		Dur("tickTimeMs", cfg.TickTime).Msg("serving clients")
 	return s, nil
 }
 

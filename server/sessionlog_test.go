@@ -146,7 +146,7 @@ func TestSlowFsyncLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range buf.lines(t) {
-		if msg, _ := m["message"].(string); strings.Contains(msg, "fsync") && m["level"] == "warn" && m["took"] != nil {
+		if msg, _ := m["message"].(string); strings.Contains(msg, "fsync") && m["level"] == "warn" && m["tookMs"] != nil {
 			return
 		}
 	}

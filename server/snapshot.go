@@ -156,7 +156,7 @@ func (s *Server) writeSnapshot() (persistence.SnapshotInfo, error) {
 		return info, err
 	}
 	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", info.Zxid)).Int64("nodes", info.Nodes).
-		Int("sessions", info.Sessions).Int64("bytes", info.Bytes).Dur("took", time.Since(began)).
+		Int("sessions", info.Sessions).Int64("bytes", info.Bytes).Dur("tookMs", time.Since(began)).
 		Msg("snapshot taken")
 	s.RecordSnapshotTime(time.Since(began))
 	return info, nil

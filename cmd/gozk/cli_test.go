@@ -133,7 +133,7 @@ func TestServerLogAndFourLetterWords(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=2000\ndataDir=%s/data\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
-		"4lw.commands.whitelist=ruok,isro\nautopurge.snapRetainCount=1\n", dir, port))
+		"4lw.commands.whitelist=ruok,isro\nautopurge.snapRetainCount=1\nadmin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n", dir, port, freePort(t)))
 	logPath := filepath.Join(dir, "gozk.log")
 	srv := exec.Command(gozkBin, "server", "--config", cfg, "--log-file", logPath, "--log-format", "json")
 	var stderr bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -106,8 +107,15 @@ func newLogger(c *cli.Context) (zerolog.Logger, *logOutput, error) {
 
 // buildLogger writes console text (colours only on a terminal) or JSON
 // lines with RFC 3339 millisecond timestamps.
+//
+// Durations are logged in milliseconds (a float: 29.114316 is 29.1 ms)
+// under field names that end in Ms (tookMs, thresholdMs), as settings in
+// milliseconds are (tickTimeMs); TestDurationFieldsNameTheirUnit holds
+// every .Dur call in the module to that.
 func buildLogger(w io.Writer, format string, level zerolog.Level, color bool) zerolog.Logger {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
+	zerolog.DurationFieldUnit = time.Millisecond
+	zerolog.DurationFieldInteger = false
 	if format == "json" {
 		return zerolog.New(w).Level(level).With().Timestamp().Logger()
 	}
@@ -135,7 +143,7 @@ func logStart(logger zerolog.Logger, cfg *conf.Config) {
 		Int32("minSessionTimeoutMs", cfg.MinSessionTimeout).Int32("maxSessionTimeoutMs", cfg.MaxSessionTimeout).
 		Int("maxClientCnxns", cfg.MaxClientCnxns).Int("maxCnxns", cfg.MaxCnxns).Int("snapCount", cfg.SnapCount).
 		Bool("forceSync", cfg.ForceSync).Str("4lw.commands.whitelist", cfg.FourLetterWhitelist).
-		Int("autopurge.snapRetainCount", cfg.AutopurgeSnapRetainCount).Dur("autopurge.purgeInterval", cfg.AutopurgeInterval)
+		Int("autopurge.snapRetainCount", cfg.AutopurgeSnapRetainCount).Int64("autopurge.purgeIntervalHours", int64(cfg.AutopurgeInterval/time.Hour))
 	if cfg.Quorum.ServerID >= 0 {
 		ev = ev.Int64("myid", cfg.Quorum.ServerID)
 	}

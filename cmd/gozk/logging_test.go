@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -55,5 +61,77 @@ func TestLogFileReopen(t *testing.T) {
 	b, _ := os.ReadFile(p)
 	if string(a) != "old\nappended\n" || string(b) != "fresh\n" {
 		t.Fatalf("%q %q", a, b)
+	}
+}
+
+// TestDurationFieldsNameTheirUnit reads every Go file of the module and
+// checks that each duration logged with zerolog's Dur has a field name
+// ending in Ms, the unit buildLogger gives durations: a bare number such
+// as took=29.114316 does not say whether it counts seconds or
+// milliseconds.
+func TestDurationFieldsNameTheirUnit(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Dur" {
+				return true
+			}
+			checked++
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			name, _ := strconv.Unquote(exprText(lit))
+			if !ok || !strings.HasSuffix(name, "Ms") {
+				t.Errorf("%s: Dur(%s, ...): a logged duration's field name must end in Ms", fset.Position(call.Pos()), exprText(lit))
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no Dur calls found: is the walk reading the module?")
+	}
+}
+
+func exprText(lit *ast.BasicLit) string {
+	if lit == nil {
+		return "<not a literal>"
+	}
+	return lit.Value
+}
+
+// TestLoggedDurationIsMilliseconds: a Dur field is written as
+// milliseconds, which its Ms name promises.
+func TestLoggedDurationIsMilliseconds(t *testing.T) {
+	var buf bytes.Buffer
+	l := buildLogger(&buf, "json", zerolog.InfoLevel, false)
+	l.Info().Dur("tookMs", 29114316*time.Nanosecond).Msg("snapshot taken")
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatalf("%q: %v", buf.String(), err)
+	}
+	if m["tookMs"] != 29.114316 {
+		t.Fatalf("tookMs = %v, want 29.114316 (milliseconds): %s", m["tookMs"], buf.String())
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
-	"github.com/gozk/gozk/acl"
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/server"
 )
@@ -27,6 +26,10 @@ const (
 	exitRuntime   = 1
 	exitUsage     = 2
 	exitBadConfig = 3
+	// exitAdminServer is Java's ExitCode.ERROR_STARTING_ADMIN_SERVER:
+	// a standalone server whose AdminServer cannot start stops with it.
+	// gozk data verify uses the same number for damaged data (exitDamaged).
+	exitAdminServer = 4
 )
 
 func main() {
@@ -38,7 +41,7 @@ const exitCodesHelp = `EXIT STATUS:
    1  runtime failure (a server that stops on an error, an unreachable server, a refused 4lw)
    2  usage error (unknown command or flag, missing argument)
    3  bad configuration (zoo.cfg, myid or dynamic config file refused; the message names file, line and key)
-   4  gozk data verify only: the data directory is damaged (the report names what)`
+   4  gozk server: the AdminServer could not start (as Java); gozk data verify: the data directory is damaged (the report names what)`
 
 // newApp builds the command tree.
 func newApp() *cli.App {
@@ -130,12 +133,17 @@ func serverCommand() *cli.Command {
 		ArgsUsage: "[zoo.cfg]",
 		Usage:     "run a standalone server (127.0.0.1:2181, data in ./data, unless --config names a zoo.cfg)",
 		Description: "With --config, the zoo.cfg is read as Apache ZooKeeper 3.8 reads it (with <dataDir>/myid\n" +
-			"and any dynamicConfigFile); -D flags in SERVER_JVMFLAGS and JVMFLAGS apply as system\n" +
-			"properties (jute.maxbuffer, zookeeper.*). A config Java would refuse is refused (exit 3).\n\n" +
+			"and any dynamicConfigFile). A config Java would refuse is refused (exit 3). With or without\n" +
+			"--config, -D flags in SERVER_JVMFLAGS and JVMFLAGS apply as system properties\n" +
+			"(jute.maxbuffer, zookeeper.*). If the AdminServer cannot start, the server exits (exit 4).\n\n" +
 			"The log goes to stderr, or appended to --log-file; on SIGHUP the log file is reopened\n" +
-			"(for logrotate). SIGINT and SIGTERM stop the server.\n\n" + exitCodesHelp,
+			"(for logrotate). SIGINT and SIGTERM stop the server.\n\n" +
+			"--pid-file PATH writes the pid once the data directory is locked and removes the file on exit;\n" +
+			"the server refuses to start while PATH names another running gozk. Under systemd (Type=notify)\n" +
+			"the server reports READY=1 once it serves clients.\n\n" + exitCodesHelp,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "zoo.cfg to read (or give it as the only argument)", TakesFile: true},
+			&cli.StringFlag{Name: "pid-file", Usage: "write the server's pid to this file once it holds its data directory; removed on exit", TakesFile: true},
 		}, logFlags()...),
 		Action: runServer,
 	}
@@ -154,16 +162,18 @@ func runServer(c *cli.Context) error {
 	case c.NArg() > 0:
 		return cli.Exit(fmt.Sprintf("server: unexpected arguments %q (give the zoo.cfg as --config PATH or as the only argument)", c.Args().Slice()), exitUsage)
 	}
-	cfg := conf.Defaults()
-	if path != "" {
-		jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
-		cfg, err = conf.Load(path, jvmFlags)
-		if err != nil {
-			return cli.Exit(err.Error(), exitBadConfig)
-		}
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return cli.Exit(err.Error(), exitBadConfig)
 	}
 	if err := checkRunnable(cfg); err != nil {
 		return err
+	}
+	pidFile := c.String("pid-file")
+	if pidFile != "" {
+		if err := checkPIDFile(pidFile); err != nil {
+			return cli.Exit(err.Error(), exitRuntime)
+		}
 	}
 	logStart(logger, cfg)
 	stopTrace, err := startTrace()
@@ -181,7 +191,14 @@ func runServer(c *cli.Context) error {
 		}
 	}()
 	mon := newMonitoring(cfg, logger)
-	sc := serverConfig(cfg, logger)
+	// As Java's ZooKeeperServerMain: the AdminServer starts before the
+	// data is loaded and the client port opens, and a standalone server
+	// whose AdminServer cannot start exits (status 4) without serving.
+	if err := mon.startAdmin(adminFailureExits); err != nil {
+		return cli.Exit(err.Error(), exitAdminServer)
+	}
+	defer mon.stop()
+	sc := server.FromConf(cfg, logger)
 	sc.EventLoops = applyProcs(sc.EventLoops)
 	mon.configure(&sc)
 	srv, err := server.Start(sc)
@@ -193,10 +210,27 @@ func runServer(c *cli.Context) error {
 		_ = srv.Close()
 		return cli.Exit("starting the metrics endpoint: "+err.Error(), exitRuntime)
 	}
-	defer mon.stop()
+	// Signals are taken from here on, before the pid file and systemd
+	// announce the server.
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
+	// The store's lock is held from here: a second server on the same
+	// data has failed above, before touching the pid file.
+	if pidFile != "" {
+		if err := writePIDFile(pidFile); err != nil {
+			_ = srv.Close()
+			return cli.Exit(err.Error(), exitRuntime)
+		}
+		defer func() {
+			if err := removePIDFile(pidFile); err != nil {
+				logger.Warn().Err(err).Str("file", pidFile).Msg("cannot remove the pid file")
+			}
+		}()
+	}
+	if err := sdNotify("READY=1"); err != nil {
+		logger.Warn().Err(err).Msg("cannot tell systemd the server is ready ($NOTIFY_SOCKET)")
+	}
 	return serveUntilStopped(srv, sig, logger, logOut)
 }
 
@@ -214,6 +248,7 @@ func serveUntilStopped(srv *server.Server, sig chan os.Signal, logger zerolog.Lo
 			}
 			logger.Info().Str("signal", s.String()).Msg("shutting down")
 			signal.Stop(sig)
+			_ = sdNotify("STOPPING=1")
 			if err := srv.Close(); err != nil {
 				logger.Error().Err(err).Msg("shutdown failed")
 				return cli.Exit(err.Error(), exitRuntime)
@@ -226,6 +261,17 @@ func serveUntilStopped(srv *server.Server, sig chan os.Signal, logger zerolog.Lo
 			return cli.Exit("server stopped: "+srv.Err().Error(), exitRuntime)
 		}
 	}
+}
+
+// loadConfig reads the zoo.cfg at path, or takes the built-in defaults
+// when path is "". Either way the -D flags of SERVER_JVMFLAGS and
+// JVMFLAGS apply, as system properties do for Java.
+func loadConfig(path string) (*conf.Config, error) {
+	jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
+	if path == "" {
+		return conf.LoadDefaults(jvmFlags)
+	}
+	return conf.Load(path, jvmFlags)
 }
 
 // checkRunnable refuses configurations conf accepts (as Java does) that
@@ -248,47 +294,4 @@ func checkRunnable(cfg *conf.Config) error {
 		}
 	}
 	return nil
-}
-
-// serverConfig maps a parsed zoo.cfg onto the server's settings.
-func serverConfig(c *conf.Config, logger zerolog.Logger) server.Config {
-	sc := server.Defaults()
-	sc.ClientAddr = c.ClientAddr()
-	sc.DataDir = c.DataDir
-	sc.DataLogDir = c.DataLogDir
-	sc.TickTime = c.TickTime
-	sc.MinSessionTimeout = c.MinSessionTimeout
-	sc.MaxSessionTimeout = c.MaxSessionTimeout
-	sc.MaxClientCnxns = c.MaxClientCnxns
-	sc.MaxCnxns = c.MaxCnxns
-	sc.GlobalOutstandingLimit = c.GlobalOutstandingLimit
-	sc.EventLoops = c.NumSelectorThreads
-	sc.SnapCount = c.SnapCount
-	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
-	sc.PurgeInterval = c.AutopurgeInterval
-	sc.JuteMaxBuffer = c.JuteMaxBuffer
-	sc.JuteMaxBufferExtra = c.JuteMaxBufferExtra
-	sc.ExtendedTypesEnabled = c.ExtendedTypesEnabled
-	sc.ContainerCheckInterval = c.ContainerCheckInterval
-	sc.ContainerMaxPerMinute = c.ContainerMaxPerMinute
-	sc.ContainerMaxNeverUsed = c.ContainerMaxNeverUsed
-	sc.EnforceQuota = c.EnforceQuota
-	sc.DigestEnabled = c.DigestEnabled
-	sc.ReconfigEnabled = c.ReconfigEnabled
-	sc.ForceSync = c.ForceSync
-	sc.FsyncWarning = c.FsyncWarning
-	sc.ACL = acl.Config{
-		SkipACL:        c.SkipACL,
-		SuperDigest:    c.SuperDigest,
-		DigestEnabled:  c.DigestAuthEnabled,
-		DigestAlg:      c.DigestAlg,
-		ExtraProviders: c.AuthProviders,
-
-		EnforceAuthEnabled:           c.EnforceAuthEnabled,
-		EnforceAuthSchemes:           c.EnforceAuthSchemes,
-		SessionRequireClientSASLAuth: c.RequireClientSASLAuth,
-	}
-	sc.FourLetterWhitelist = c.FourLetterWhitelist
-	sc.Logger = logger
-	return sc
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -78,25 +79,57 @@ func (m *monitoring) configure(sc *server.Config) {
 	}
 }
 
-// start attaches the running server and starts the HTTP endpoints. As in
-// Java, an AdminServer that cannot start is logged and the server goes
-// on; a metrics endpoint that cannot start stops the server.
+// adminFailure is what a server does when its AdminServer cannot start.
+type adminFailure int
+
+const (
+	// adminFailureExits stops the server, as Java's standalone
+	// ZooKeeperServerMain does (exit status 4, exitAdminServer).
+	adminFailureExits adminFailure = iota
+	// adminFailureWarns logs a warning and goes on without the
+	// AdminServer, as Java's QuorumPeer does for an ensemble member.
+	adminFailureWarns
+)
+
+// adminStartError is Java's first line when the AdminServer cannot
+// start (its stderr line and log message).
+const adminStartError = "Unable to start AdminServer, exiting abnormally"
+
+// startAdmin starts the AdminServer when admin.enableServer is on. Its
+// commands answer that the server is not serving until attach. With
+// adminFailureExits a failure is returned (and logged); with
+// adminFailureWarns it is logged as a warning and nil is returned.
+func (m *monitoring) startAdmin(onFailure adminFailure) error {
+	if !m.cfg.AdminEnableServer {
+		return nil
+	}
+	h, err := m.cmds.StartAdminServer(admin.AdminServerConfig{
+		Address:     m.cfg.AdminServerAddress,
+		Port:        m.cfg.AdminServerPort,
+		CommandURL:  m.cfg.AdminCommandURL,
+		IdleTimeout: m.cfg.AdminIdleTimeout,
+	})
+	if err != nil {
+		// Java's AdminServerException names the address, port and URL.
+		err = fmt.Errorf("problem starting AdminServer on address %s, port %d and command URL %s: %w",
+			m.cfg.AdminServerAddress, m.cfg.AdminServerPort, m.cfg.AdminCommandURL, err)
+		if onFailure == adminFailureWarns {
+			m.logger.Warn().Err(err).Msg("problem starting the AdminServer; going on without it")
+			return nil
+		}
+		m.logger.Error().Err(err).Msg(adminStartError)
+		return fmt.Errorf("%s: %w", adminStartError, err)
+	}
+	m.https = append(m.https, h)
+	m.logger.Info().Str("address", h.Addr().String()).Str("commandURL", m.cfg.AdminCommandURL).Msg("AdminServer started")
+	return nil
+}
+
+// start attaches the running server to the four-letter words and the
+// AdminServer, and starts the Prometheus endpoint; a metrics endpoint
+// that cannot start stops the server.
 func (m *monitoring) start(srv *server.Server) error {
 	m.cmds.Attach(srv)
-	if m.cfg.AdminEnableServer {
-		h, err := m.cmds.StartAdminServer(admin.AdminServerConfig{
-			Address:     m.cfg.AdminServerAddress,
-			Port:        m.cfg.AdminServerPort,
-			CommandURL:  m.cfg.AdminCommandURL,
-			IdleTimeout: m.cfg.AdminIdleTimeout,
-		})
-		if err != nil {
-			m.logger.Warn().Err(err).Msg("problem starting the AdminServer; going on without it")
-		} else {
-			m.https = append(m.https, h)
-			m.logger.Info().Str("address", h.Addr().String()).Str("commandURL", m.cfg.AdminCommandURL).Msg("AdminServer started")
-		}
-	}
 	if m.cfg.PrometheusEnabled() {
 		h, err := m.cmds.StartMetrics(admin.MetricsConfig{
 			Host:          m.cfg.MetricsHTTPHost,

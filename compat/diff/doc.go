@@ -26,12 +26,21 @@
 // gozk is started by StartGozk when another package registers it, or from
 // the binary named by $GOZK_BIN ("gozk server --config zoo.cfg").
 //
-// The tests that need Java are behind the build tag "interop":
+// testdata/java holds the transcripts recorded from Java 3.8.0, one file
+// per scenario; they document what the oracle answers, and let gozk be
+// compared without Java. TestGozkMatchesRecordedJavaInProcess, which needs
+// no build tag (so `go test ./...` and `make test` run it, in a few
+// seconds), replays every scenario against a fresh gozk started in the
+// test process (the zoo.cfg read by package conf, server.FromConf,
+// server.Start) and compares the transcripts; a scenario without a
+// recording fails it.
+//
+// The tests that need Java or a gozk binary are behind the build tag
+// "interop":
 //
 //	go test -tags interop ./compat/...                  # Java twice, and gozk if available
 //	go test -tags interop ./compat/diff -args -update   # re-record testdata/java
 //
-// testdata/java holds the transcripts recorded from Java 3.8.0, one file
-// per scenario; they document what the oracle answers, and let gozk be
-// compared on a machine without Java (TestGozkMatchesRecordedJava).
+// TestGozkMatchesRecordedJava does the same comparison as the in-process
+// test against the binary named by $GOZK_BIN.
 package diff

@@ -1,0 +1,89 @@
+package diff
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/compat/javazk"
+	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/server"
+)
+
+// startInProcess is a Launcher that runs gozk in this test process: the
+// zoo.cfg the Java server would get, read by package conf with the
+// scenario's system properties as -D flags (as `gozk server` reads
+// SERVER_JVMFLAGS), mapped by server.FromConf and started by
+// server.Start, as cmd/gozk does.
+func startInProcess(tb testing.TB, cfg ServerConfig) (string, error) {
+	dir := tb.TempDir()
+	port, err := javazk.FreePort()
+	if err != nil {
+		return "", err
+	}
+	dataDir := filepath.Join(dir, "data")
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", err
+	}
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	text := javazk.Config{DataDir: dataDir, Port: port, Extra: cfg.Config}.Render()
+	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	keys := make([]string, 0, len(cfg.SystemProperties))
+	for k := range cfg.SystemProperties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	flags := make([]string, len(keys))
+	for i, k := range keys {
+		flags[i] = "-D" + k + "=" + cfg.SystemProperties[k]
+	}
+	c, err := conf.Load(cfgPath, strings.Join(flags, " "))
+	if err != nil {
+		return "", err
+	}
+	srv, err := server.Start(server.FromConf(c, zerolog.Nop()))
+	if err != nil {
+		return "", fmt.Errorf("starting gozk in process: %w", err)
+	}
+	tb.Cleanup(func() { _ = srv.Close() })
+	return srv.Addr().String(), nil
+}
+
+// TestGozkMatchesRecordedJavaInProcess replays every scenario against a
+// fresh gozk started in this process and compares the transcript with
+// the one recorded from Java 3.8.0 in testdata/java: the differential
+// check without Java, a gozk binary or the interop tag, so that `go test
+// ./...` runs it. A scenario with no recording fails (TestJavaIsStable
+// -update records it).
+func TestGozkMatchesRecordedJavaInProcess(t *testing.T) {
+	for _, sc := range Scenarios() {
+		t.Run(sc.String(), func(t *testing.T) {
+			t.Parallel()
+			want, err := readGolden(sc)
+			if err != nil {
+				t.Fatalf("no recorded Java transcript: %v", err)
+			}
+			addr, err := startInProcess(t, sc.Server)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, runErr := RunWith(addr, sc, RunOptions{})
+			if reason, known := gozkKnownDifferences[sc.Name]; known {
+				checkKnownDifference(t, sc, reason, func() (Transcript, Transcript) { return want, got })
+				return
+			}
+			if d := Compare(want, got); d != "" {
+				t.Errorf("gozk answers differently from the recorded Java transcript (%s):\n%s", sc.Doc, d)
+			} else if runErr != nil {
+				t.Error(runErr)
+			}
+		})
+	}
+}
