@@ -148,7 +148,7 @@ func (el *Elector) Run(ctx context.Context) {
 		r := ElectionResult{Vote: vote, State: state, Took: time.Since(started)}
 		el.log.Info().Str("state", stateName(state)).Int64("leader", vote.Leader).
 			Str("zxid", fmt.Sprintf("0x%x", vote.Zxid)).Int64("peerEpoch", vote.PeerEpoch).
-			Int64("electionEpoch", vote.ElectionEpoch).Float64("took_ms", float64(r.Took.Microseconds())/1000).
+			Int64("electionEpoch", vote.ElectionEpoch).Float64("tookMs", float64(r.Took.Microseconds())/1000).
 			Msg("leader election decided")
 		waiter <- r
 		waiter = nil
