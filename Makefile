@@ -5,6 +5,7 @@
 #   make run               run gozk standalone on 127.0.0.1:2181 with its data in ./data
 #   make build             compile every package, and bin/gozk once cmd/gozk is a main package
 #   make test              go vet and go test, all packages
+#   make testrace          go test with the race detector and the invariants checks (tag invariants), all packages
 #   make generate          go generate ./... (proto/zookeeper_gen.go from proto/zookeeper.jute)
 #   make check-generated   fail if the generated files differ from what is committed
 #   make lint              gofmt, go vet and staticcheck
@@ -17,6 +18,11 @@
 
 GO ?= go
 FUZZTIME ?= 60s
+# GOZK_TAGS are the build tags (comma-separated) that make build and make
+# interop build bin/gozk with; CI sets invariants, so that the interop
+# suites run against a server checking internal/invariants' assertions.
+GOZK_TAGS ?=
+GOZK_TAGS_FLAG := $(if $(strip $(GOZK_TAGS)),-tags=$(strip $(GOZK_TAGS)))
 # FUZZPKGS are the packages whose Fuzz targets `make fuzz` runs.
 FUZZPKGS ?= ./...
 # GENERATED lists the committed files that `make generate` writes.
@@ -29,7 +35,7 @@ STATICCHECK := $(TOOLS)/staticcheck
 
 .DEFAULT_GOAL := build
 
-.PHONY: setup interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
+.PHONY: setup interop-deps run build test testrace generate check-generated lint staticcheck fuzz bench interop
 
 # Debian packages the interop tests drive: Apache ZooKeeper 3.8.0 (the
 # oracle), its Java client jars and zkCli, Curator, the C client (cli_mt and
@@ -64,13 +70,19 @@ run:
 build:
 	$(GO) build ./...
 	@if [ "$$($(GO) list -f '{{.Name}}' ./cmd/gozk 2>/dev/null)" = main ]; then \
-		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
-		$(GO) build -o bin/gozk ./cmd/gozk; \
+		echo "$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk"; \
+		$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk; \
 	fi
 
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# testrace runs every package's tests again with the race detector and the
+# assertions of internal/invariants compiled in; each package starts
+# goroutines of its own or through its tests.
+testrace:
+	$(GO) test -race -tags invariants ./...
 
 generate:
 	$(GO) generate ./...
@@ -106,8 +118,8 @@ bench:
 # the interop build tag so that `make test` stays self-contained.
 interop: interop-deps
 	@if [ -d compat ]; then \
-		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
-		$(GO) build -o bin/gozk ./cmd/gozk; \
+		echo "$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk"; \
+		$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk; \
 		echo "GOZK_BIN=bin/gozk $(GO) test -tags interop ./compat/..."; \
 		GOZK_BIN=$(CURDIR)/bin/gozk $(GO) test -tags interop ./compat/...; \
 	else \
