@@ -24,5 +24,13 @@
 // A violated invariant panics with a *Violation whose message names the
 // rule that broke and the values that broke it. Only what is cheap belongs
 // here: a comparison, a counter, a length, never a walk over the tree on
-// the path of every write.
+// the path of every write. Each assertion has a test that provokes it
+// through its package's internal API and skips itself without the tag.
+//
+// The checks live beside the code they guard (search for
+// invariants.Enabled): the server's pipeline (zxids rising into the final
+// stage, a batch answered only once the log counts it durable, the
+// outstanding changes in zxid order and empty when the pipeline is idle,
+// each connection's replies in request order) and the data tree (a
+// session's ephemerals kept consistently as nodes and as paths).
 package invariants
