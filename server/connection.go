@@ -399,14 +399,17 @@ func (s *Server) finishConnect(r *request) {
 	c.mu.Lock()
 	c.session = sess
 	c.mu.Unlock()
+	// The timeout the session was created with: sess.timeout belongs to
+	// the tracker's mutex once add has returned (a reconnect renegotiates
+	// it).
 	pw := proto.SessionPassword(sess.id)
-	s.sendHandshakeReply(c, sess.timeout, sess.id, pw[:])
+	s.sendHandshakeReply(c, r.sessionTimeout, sess.id, pw[:])
 	s.mon.done(c, proto.OpCreateSession, r.start, true)
 	c.nc.ResumeReading()
 	// Only when debug logging is on: the arguments alone (the id's text,
 	// the address's) would cost allocations on every session.
 	if ev := s.logger.Debug(); ev.Enabled() {
-		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).
+		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", r.sessionTimeout).
 			Str("remote", c.nc.RemoteAddr().String()).Msg("session established")
 	}
 }

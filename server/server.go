@@ -321,7 +321,7 @@ func (s *Server) expiryLoop() {
 			return
 		case now := <-ticker.C:
 			for _, sess := range s.tracker.expired(now.UnixMilli()) {
-				s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).Msg("session expired")
+				s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", s.tracker.timeoutOf(sess)).Msg("session expired")
 				s.mon.metrics.StaleSessionsExpired.Add(1)
 				s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
 			}
