@@ -6,6 +6,7 @@
 #   make run               build bin/gozk, then run it standalone on 127.0.0.1:2181 with its data in ./data
 #   make build             bin/gozk, and every other package compiled (says what it compiles)
 #   make test              go vet and go test, all packages
+#   make testrace          go test with the race detector and the invariants checks (tag invariants), all packages
 #   make generate          go generate ./... (proto/zookeeper_gen.go from proto/zookeeper.jute)
 #   make check-generated   fail if the generated files differ from what is committed
 #   make lint              gofmt, go vet and staticcheck
@@ -18,6 +19,11 @@
 
 GO ?= go
 FUZZTIME ?= 60s
+# GOZK_TAGS are the build tags (comma-separated) that make build and make
+# interop build bin/gozk with; CI sets invariants, so that the interop
+# suites run against a server checking internal/invariants' assertions.
+GOZK_TAGS ?=
+GOZK_TAGS_FLAG := $(if $(strip $(GOZK_TAGS)),-tags=$(strip $(GOZK_TAGS)))
 # FUZZPKGS are the packages whose Fuzz targets `make fuzz` runs.
 FUZZPKGS ?= ./...
 # GENERATED lists the committed files that `make generate` writes.
@@ -30,7 +36,7 @@ STATICCHECK := $(TOOLS)/staticcheck
 
 .DEFAULT_GOAL := build
 
-.PHONY: setup setup-interop interop-deps run build test generate check-generated lint staticcheck fuzz bench interop
+.PHONY: setup setup-interop interop-deps run build test testrace generate check-generated lint staticcheck fuzz bench interop
 
 # Debian packages the interop tests drive: Apache ZooKeeper 3.8.0 (the
 # oracle), its Java client jars and zkCli, Curator, the C client (cli_mt and
@@ -109,7 +115,7 @@ run: build
 
 build:
 	@echo "build: bin/gozk (a first build compiles every dependency and takes a few minutes; later builds take seconds)"
-	$(call go-filtered,build -v -o bin/gozk ./cmd/gozk,$(GO_PROGRESS))
+	$(call go-filtered,build -v $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk,$(GO_PROGRESS))
 	@echo "build: the other packages (go build ./...)"
 	$(call go-filtered,build -v ./...,$(GO_PROGRESS))
 	@echo "build: done: bin/gozk"
@@ -117,6 +123,22 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# testrace runs every package's tests again with the race detector and the
+# assertions of internal/invariants compiled in; each package starts
+# goroutines of its own or through its tests.
+# testrace runs every test under the race detector with the invariants
+# build tag. The race detector needs cgo, hence a C compiler (race-deps
+# installs Debian's gcc when there is none).
+testrace: race-deps
+	$(GO) test -race -tags invariants ./...
+
+.PHONY: race-deps
+race-deps:
+	@if ! command -v gcc >/dev/null 2>&1; then \
+		echo "installing gcc for the race detector (cgo)"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q gcc libc6-dev; \
+	fi
 
 generate:
 	$(GO) generate ./...
@@ -128,7 +150,9 @@ lint: staticcheck
 	@unformatted="$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*'))"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags invariants ./...
 	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags invariants ./...
 
 staticcheck:
 	@if ! "$(STATICCHECK)" -version 2>/dev/null | grep -q '($(STATICCHECK_VERSION:v%=%))'; then \
@@ -152,8 +176,8 @@ bench:
 # the interop build tag so that `make test` stays self-contained.
 interop: setup-interop
 	@if [ -d compat ]; then \
-		echo "$(GO) build -o bin/gozk ./cmd/gozk"; \
-		$(GO) build -o bin/gozk ./cmd/gozk; \
+		echo "$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk"; \
+		$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk; \
 		echo "GOZK_BIN=bin/gozk $(GO) test -tags interop ./compat/..."; \
 		GOZK_BIN=$(CURDIR)/bin/gozk $(GO) test -tags interop ./compat/...; \
 	else \

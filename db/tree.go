@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gozk/gozk/internal/invariants"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/proto"
 )
@@ -315,6 +316,9 @@ func (t *Tree) indexKind(n *node) {
 			t.numEphem++
 			t.javaEphemeralAdd(owner, t.pathOf(n))
 		}
+		if invariants.Enabled {
+			t.checkEphemerals(owner, n)
+		}
 	case proto.KindContainer:
 		t.containers[n] = struct{}{}
 	case proto.KindTTL:
@@ -334,12 +338,33 @@ func (t *Tree) unindexKind(n *node) {
 				if len(set) == 0 {
 					delete(t.ephemerals, owner)
 				}
+			} else if invariants.Enabled {
+				// Every ephemeral in the tree is in its owner's set
+				// until closeSession drops the set whole.
+				invariants.Violated("tree: ephemeral %s leaves the tree but is not among the ephemerals of its session 0x%x",
+					t.pathOf(n), owner)
+			}
+			if invariants.Enabled {
+				t.checkEphemerals(owner, n)
 			}
 		}
 	case proto.KindContainer:
 		delete(t.containers, n)
 	case proto.KindTTL:
 		delete(t.ttls, n)
+	}
+}
+
+// checkEphemerals asserts that the session's ephemerals, as nodes and as
+// Java's set of paths, agree in number, after n was added or removed.
+func (t *Tree) checkEphemerals(owner int64, n *node) {
+	nodes, paths := len(t.ephemerals[owner]), 0
+	if js := t.javaEphemerals[owner]; js != nil {
+		paths = js.Len()
+	}
+	if nodes != paths || t.numEphem < nodes {
+		invariants.Violated("tree: after %s, session 0x%x has %d ephemeral nodes but %d paths in Java's order, and %d ephemerals in all",
+			t.pathOf(n), owner, nodes, paths, t.numEphem)
 	}
 }
 

@@ -347,7 +347,16 @@ func (p *PendingAppend) Wait() error {
 		}
 	}
 	took := time.Since(p.start)
-	l.lastZxid.Store(p.last)
+	// Concurrent Appends may finish out of append order. A batch becomes
+	// durable only after those appended before it (the WAL is written and
+	// synced in order), so LastZxid takes the highest zxid waited for and
+	// never moves back.
+	for {
+		prev := l.lastZxid.Load()
+		if p.last <= prev || l.lastZxid.CompareAndSwap(prev, p.last) {
+			break
+		}
+	}
 	l.batches.Add(1)
 	l.txns.Add(uint64(p.txns))
 	l.bytes.Add(uint64(p.payload))

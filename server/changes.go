@@ -1,9 +1,11 @@
 package server
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/internal/invariants"
 )
 
 // changeRecord is the state a path will have once an outstanding txn is
@@ -69,6 +71,14 @@ func (o *outstandingChanges) lookup(path string) (db.NodeInfo, bool) {
 func (o *outstandingChanges) add(rec *changeRecord) {
 	rec.path = canonical(rec.path)
 	o.mu.Lock()
+	if invariants.Enabled && len(o.records) > o.head {
+		// applied drops records from the front up to a zxid: a record
+		// behind a newer one would outlive its txn.
+		if last := o.records[len(o.records)-1]; rec.zxid < last.zxid {
+			invariants.Violated("outstanding changes: record of 0x%x for %s added after one of 0x%x for %s; records must follow zxid order",
+				rec.zxid, rec.path, last.zxid, last.path)
+		}
+	}
 	o.records = append(o.records, rec)
 	o.byPath[rec.path] = rec
 	o.mu.Unlock()
@@ -96,6 +106,23 @@ func (o *outstandingChanges) applied(zxid int64) {
 		o.records, o.head = o.records[:live], 0
 	}
 	o.mu.Unlock()
+}
+
+// checkIdle asserts that nothing is outstanding, for a pipeline that has
+// applied every write it prepared: a record left behind would make prep
+// judge later writes against a state the tree never reaches.
+func (o *outstandingChanges) checkIdle() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if n := len(o.records) - o.head; n != 0 || len(o.byPath) != 0 {
+		first := "none"
+		if n > 0 {
+			r := o.records[o.head]
+			first = fmt.Sprintf("0x%x %s", r.zxid, r.path)
+		}
+		invariants.Violated("outstanding changes: %d records (oldest %s) and %d paths left with every write applied",
+			n, first, len(o.byPath))
+	}
 }
 
 // snapshot remembers, for a multi that may be rolled back, what the index

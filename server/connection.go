@@ -38,6 +38,10 @@ type connection struct {
 	// output while applying a batch (see writeLoop and holdOutput).
 	heldByFinal bool
 
+	// order checks the reply order under the invariants tag; without it
+	// it takes no room.
+	order replyOrder
+
 	stats connStats
 	hint  uint64 // picks the shard of the server's counters (netio.Conn.ID)
 }
@@ -80,8 +84,26 @@ func (c *connection) beginReply(xid int32, zxid int64) *jute.Writer {
 	return w
 }
 
-// sendReply sends the reply encoded in w and recycles w.
+// sendReply sends the reply encoded in w, the answer to a request
+// expecting it in request order, and recycles w.
 func (c *connection) sendReply(w *jute.Writer, xid int32, zxid int64) {
+	c.order.replied(xid)
+	c.send(w, xid, zxid)
+}
+
+// replyAtOnce answers a request that does not wait its turn (auth, and
+// the refusal of a connection that did not authenticate): Java answers
+// these as soon as it reads them.
+func (c *connection) replyAtOnce(xid int32, err proto.ErrCode) {
+	w := writerPool.Get().(*jute.Writer)
+	w.Reset()
+	hdr := proto.ReplyHeader{Xid: xid, Err: int32(err)}
+	hdr.Encode(w)
+	c.send(w, xid, 0)
+}
+
+// send sends the reply encoded in w and recycles w.
+func (c *connection) send(w *jute.Writer, xid int32, zxid int64) {
 	_ = c.nc.Send(w.Bytes())
 	c.srv.mon.sent(c, w.Len(), xid, zxid, true)
 	if w.Len() <= 64<<10 {
@@ -246,7 +268,7 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		// zookeeper.enforce.auth.enabled: everything but auth and sasl
 		// from an unauthenticated connection is refused, and the
 		// connection closed.
-		c.reply(xid, 0, proto.ErrSessionClosedRequireSaslAuth, nil)
+		c.replyAtOnce(xid, proto.ErrSessionClosedRequireSaslAuth)
 		nc.CloseAfterFlush()
 		return
 	}
@@ -259,6 +281,7 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		op = proto.OpNotification // a client may not send -10: unknown opcode
 	}
 	write := isWriteOp(op)
+	c.order.requested(xid, op)
 	sess.mu.Lock()
 	if !write && !sess.draining && len(sess.queue) == 0 {
 		sess.mu.Unlock()
@@ -382,14 +405,17 @@ func (s *Server) finishConnect(r *request) {
 	c.mu.Lock()
 	c.session = sess
 	c.mu.Unlock()
+	// The timeout the session was created with: sess.timeout belongs to
+	// the tracker's mutex once add has returned (a reconnect renegotiates
+	// it).
 	pw := proto.SessionPassword(sess.id)
-	s.sendHandshakeReply(c, sess.timeout, sess.id, pw[:])
+	s.sendHandshakeReply(c, r.sessionTimeout, sess.id, pw[:])
 	s.mon.done(c, proto.OpCreateSession, r.start, true)
 	c.nc.ResumeReading()
 	// Only when debug logging is on: the arguments alone (the id's text,
 	// the address's) would cost allocations on every session.
 	if ev := s.logger.Debug(); ev.Enabled() {
-		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).
+		ev.Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", r.sessionTimeout).
 			Str("remote", c.nc.RemoteAddr().String()).Msg("session established")
 	}
 }
@@ -430,7 +456,7 @@ func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
 			c.nc.Close()
 			return
 		}
-		c.reply(xid, 0, proto.ErrAuthFailed, nil)
+		c.replyAtOnce(xid, proto.ErrAuthFailed)
 		c.nc.CloseAfterFlush()
 		return
 	}
@@ -443,5 +469,5 @@ func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
 	}
 	c.ids = ids
 	c.mu.Unlock()
-	c.reply(xid, 0, proto.ErrOK, nil)
+	c.replyAtOnce(xid, proto.ErrOK)
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gozk/gozk/internal/invariants"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/proto"
@@ -135,6 +136,10 @@ func (s *Server) writeLoop() {
 		}
 		if len(w.logging) == 0 {
 			// Nothing on the disk: wait for work.
+			if invariants.Enabled {
+				// Every prepared write has been applied.
+				s.prep.changes.checkIdle()
+			}
 			if w.backlog = s.prepQueue.popAll(w.backlog[:0]); w.backlog == nil {
 				return
 			}
@@ -266,11 +271,29 @@ func (s *Server) answer(reqs []*request) {
 // applyBatch applies a durable batch in order, holding the answers of its
 // connections until releaseOutput.
 func (s *Server) applyBatch(reqs []*request) {
+	if invariants.Enabled {
+		s.checkDurable(reqs)
+	}
 	for _, r := range reqs {
 		if c := r.conn; c != nil {
 			s.holdOutput(c)
 		}
 		s.apply(r)
+	}
+}
+
+// checkDurable asserts that the log counts a batch durable before the
+// batch is applied and answered: a write must never be acknowledged
+// before its txn is on the disk.
+func (s *Server) checkDurable(reqs []*request) {
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if txn := reqs[i].txn; txn != nil {
+			if durable := s.txnLog.LastZxid(); durable < txn.Header.Zxid {
+				invariants.Violated("final stage: batch up to txn 0x%x applied while the log is durable up to 0x%x; a write is answered only once logged",
+					txn.Header.Zxid, durable)
+			}
+			return
+		}
 	}
 }
 
@@ -343,6 +366,13 @@ func (s *Server) submitBatch(b *syncBatch, encoded *jute.Writer, entries *[]pers
 // of r's session that waited for it.
 func (s *Server) apply(r *request) {
 	if r.txn != nil {
+		if invariants.Enabled {
+			// Prep hands out zxids in order and every stage keeps it.
+			if last := s.tree.LastProcessedZxid(); r.txn.Header.Zxid <= last {
+				invariants.Violated("final stage: txn 0x%x (type %d, session 0x%x, xid %d) reached apply after 0x%x; zxids must rise",
+					r.txn.Header.Zxid, r.txn.Header.Type, r.sid, r.xid, last)
+			}
+		}
 		s.applyMu.Lock()
 		r.result.Events = r.w.events[:0]
 		s.tree.ApplyTo(r.txn, &r.result)

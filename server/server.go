@@ -345,7 +345,7 @@ func (s *Server) submitInternal(r *request) bool {
 func (s *Server) expiryLoop() {
 	defer s.bg.Done()
 	s.tracker.expireLoop(s.stop, time.After, func(sess *session) {
-		s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", sess.timeout).Msg("session expired")
+		s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", s.tracker.timeoutOf(sess)).Msg("session expired")
 		s.mon.metrics.StaleSessionsExpired.Add(1)
 		s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
 	})
