@@ -31,6 +31,7 @@ type Config struct {
 	MaxCnxns               int           // zookeeper.maxCnxns, 0 = unlimited
 	GlobalOutstandingLimit int           // default 1000
 	EventLoops             int           // network event loops; 0 = netio.DefaultLoops()
+	SessionlessTimeout     time.Duration // zookeeper.nio.sessionlessCnxnTimeout; 0 = 10 s
 	SnapCount              int           // zookeeper.snapCount
 	SnapRetainCount        int           // autopurge.snapRetainCount (at least 3)
 	PurgeInterval          time.Duration // autopurge.purgeInterval; 0 = off
@@ -236,17 +237,20 @@ func Start(cfg Config) (*Server, error) {
 	}
 
 	s.net, err = netio.Listen(netio.Config{
-		Addr:           cfg.ClientAddr,
-		MaxClientCnxns: cfg.MaxClientCnxns,
-		MaxCnxns:       cfg.MaxCnxns,
-		MaxFrame:       cfg.JuteMaxBuffer,
-		Loops:          cfg.EventLoops,
-		Logger:         cfg.Logger,
+		Addr:               cfg.ClientAddr,
+		MaxClientCnxns:     cfg.MaxClientCnxns,
+		MaxCnxns:           cfg.MaxCnxns,
+		MaxFrame:           cfg.JuteMaxBuffer,
+		Loops:              cfg.EventLoops,
+		SessionlessTimeout: cfg.SessionlessTimeout,
+		Logger:             cfg.Logger,
 	}, s)
 	if err != nil {
 		s.shutdownPipeline()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.ClientAddr, err)
 	}
+	s.bg.Add(1)
+	go s.watchClientPort()
 	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
 		Dur("tickTime", cfg.TickTime).Msg("serving clients")
 	return s, nil
@@ -268,11 +272,26 @@ func (s *Server) Err() error {
 }
 
 func (s *Server) fatal(err error) {
+	s.fail(err, "txn log write failed; the server stops taking writes")
+}
+
+func (s *Server) fail(err error, msg string) {
 	s.failOnce.Do(func() {
 		s.fatalErr.Store(&err)
-		s.logger.Error().Err(err).Msg("txn log write failed; the server stops taking writes")
+		s.logger.Error().Err(err).Msg(msg)
 		close(s.failed)
 	})
+}
+
+// watchClientPort fails the server if the client port stops being served
+// on its own: a server nobody can reach must stop, not look alive.
+func (s *Server) watchClientPort() {
+	defer s.bg.Done()
+	select {
+	case <-s.net.Failed():
+		s.fail(s.net.Err(), "the client port is no longer served; the server stops")
+	case <-s.stop:
+	}
 }
 
 // Close stops accepting connections, finishes and logs the writes already
