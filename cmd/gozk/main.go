@@ -255,6 +255,7 @@ func serverConfig(c *conf.Config, logger zerolog.Logger) server.Config {
 	sc.MaxCnxns = c.MaxCnxns
 	sc.GlobalOutstandingLimit = c.GlobalOutstandingLimit
 	sc.EventLoops = c.NumSelectorThreads
+	sc.SessionlessTimeout = c.SessionlessCnxnTimeout
 	sc.SnapCount = c.SnapCount
 	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
 	sc.PurgeInterval = c.AutopurgeInterval
