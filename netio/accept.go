@@ -15,11 +15,25 @@ const acceptLogInterval = 10 * time.Second
 
 // acceptState follows the accept loop's failures, for its log lines. Only
 // the accept loop uses it.
+//
+// At the descriptor limit, accepts fail and succeed in turn (each
+// connection closed frees a descriptor for the next accept, and a
+// connection accepted with the last descriptor is closed again when gnet
+// cannot duplicate it), so a success does not end the shortage for the
+// log: a warning is written at most once per acceptLogInterval, and the
+// line saying that accepting works again is written for the first
+// connection accepted acceptCalm after the last failure, once per
+// warning.
 type acceptState struct {
-	failures int // since the last accepted connection
-	logged   int // failures already reported
-	lastLog  time.Time
+	failures    int // since the last warning
+	warned      bool
+	lastLog     time.Time
+	lastFailure time.Time
 }
+
+// acceptCalm is how long accepts must have worked before the shortage is
+// reported over.
+const acceptCalm = time.Second
 
 // failed records a failed accept and logs it, at most once per
 // acceptLogInterval. Running out of descriptors names the limit, which is
@@ -27,11 +41,12 @@ type acceptState struct {
 func (a *acceptState) failed(log zerolog.Logger, err error) {
 	a.failures++
 	now := time.Now()
-	if a.failures > 1 && now.Sub(a.lastLog) < acceptLogInterval {
+	a.lastFailure = now
+	if !a.lastLog.IsZero() && now.Sub(a.lastLog) < acceptLogInterval {
 		return
 	}
-	ev := log.Warn().Err(err).Int("failures", a.failures-a.logged)
-	a.logged, a.lastLog = a.failures, now
+	ev := log.Warn().Err(err).Int("failures", a.failures)
+	a.failures, a.warned, a.lastLog = 0, true, now
 	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
 		var rl unix.Rlimit
 		if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil {
@@ -44,11 +59,11 @@ func (a *acceptState) failed(log zerolog.Logger, err error) {
 	ev.Msg("cannot accept client connections; retrying")
 }
 
-// succeeded ends a run of failures, with a line saying so.
+// succeeded notes an accepted connection.
 func (a *acceptState) succeeded(log zerolog.Logger) {
-	if a.failures == 0 {
+	if !a.warned || time.Since(a.lastFailure) < acceptCalm {
 		return
 	}
-	log.Info().Int("failures", a.failures).Msg("accepting client connections again")
-	*a = acceptState{}
+	a.warned = false
+	log.Info().Msg("accepting client connections again")
 }

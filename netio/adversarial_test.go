@@ -226,9 +226,19 @@ func TestAcceptSurvivesFileDescriptorExhaustion(t *testing.T) {
 	after := dialEcho("a client connected after the shortage")
 	defer after.Close()
 	echo(t, "the client connected before, after the shortage", first)
+	// The recovery is logged once accepts have worked for a while: keep
+	// connecting until it is.
 	waitFor(t, "the recovery to be logged", func() bool {
-		return strings.Contains(stderr.String(), "accepting client connections again")
+		if strings.Contains(stderr.String(), "accepting client connections again") {
+			return true
+		}
+		dialEcho("a client polling for the recovery").Close()
+		time.Sleep(50 * time.Millisecond)
+		return false
 	})
+	if n := strings.Count(stderr.String(), "out of file descriptors"); n != 1 {
+		t.Errorf("%d warnings about the shortage, want 1 (at most one per %v):\n%s", n, acceptLogInterval, stderr.String())
+	}
 	if err := stdin.Close(); err != nil {
 		t.Fatal(err)
 	}
