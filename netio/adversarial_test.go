@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -279,5 +280,42 @@ func TestEngineStopReported(t *testing.T) {
 	if c, err := net.Dial("tcp", s.Addr().String()); err == nil {
 		_ = c.Close()
 		t.Fatal("the port still accepts connections with no event loop behind it")
+	}
+}
+
+// With no usable temporary directory the event loops listen on a
+// loopback port; whatever connects to it is not served.
+func TestListenWithoutTemporaryDirectory(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	h := newTestHandler()
+	h.onFrame = func(c *Conn, p []byte) { _ = c.Send(p) }
+	s := startServer(t, Config{}, h)
+	echo(t, "a client", dial(t, s))
+
+	fd, err := s.engine.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(fd)
+	_ = unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in4, ok := sa.(*unix.SockaddrInet4)
+	if !ok {
+		t.Fatalf("the event loops listen on %T, want a loopback port", sa)
+	}
+	stray, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", in4.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stray.Close()
+	_ = stray.SetDeadline(time.Now().Add(hangGuard))
+	if _, err := stray.Write(appendFrame(nil, []byte("stray"))); err != nil {
+		t.Fatal(err)
+	}
+	expectSilentClose(t, stray)
+	if len(h.opened) != 1 || len(h.frames) != 1 {
+		t.Fatalf("the stray connection reached the handler: %d opened, %d frames", len(h.opened), len(h.frames))
 	}
 }

@@ -18,8 +18,9 @@
 // Java's accept thread does: open connections go on being served, new
 // ones wait in the listen backlog and are accepted once descriptors are
 // free ("accepting client connections again"). gnet is given a Unix
-// socket to listen on that is unlinked at once, so it never accepts
-// anything itself. The hand-off costs a descriptor duplication and a
+// socket to listen on that is unlinked at once (a loopback port when
+// there is no temporary directory, whose connections are closed
+// unserved), so it never accepts a client itself. The hand-off costs a descriptor duplication and a
 // worker-goroutine hop per connection: about 30 more allocations and a
 // few system calls per session than gnet accepting on SO_REUSEPORT
 // listeners did. The listen backlog is the kernel's maximum

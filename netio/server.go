@@ -85,14 +85,10 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 	}
 	s.ln = ln.(*net.TCPListener)
 	s.addr = s.ln.Addr()
-	loopAddr, cleanup, err := loopSocketPath()
-	if err != nil {
-		_ = s.ln.Close()
-		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
-	}
+	loopAddr, cleanup := loopListenAddr()
 	events := &loopEvents{server: s, started: make(chan struct{})}
 	go func() {
-		s.runErr = gnet.Run(events, "unix://"+loopAddr,
+		s.runErr = gnet.Run(events, loopAddr,
 			gnet.WithMulticore(true),
 			gnet.WithNumEventLoop(cfg.Loops),
 			// Only the accept loop picks loops (Engine.Register), so
@@ -107,7 +103,7 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 	select {
 	case <-events.started:
 		// gnet's own socket is bound; with its path removed nothing can
-		// connect to it (see loopSocketPath).
+		// connect to it (see loopListenAddr).
 		cleanup()
 	case <-s.done:
 		cleanup()
@@ -119,23 +115,26 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 	return s, nil
 }
 
-// loopSocketPath names the socket gnet is given to listen on. gnet must
+// loopListenAddr names the socket gnet is given to listen on. gnet must
 // listen somewhere, but it never accepts a client: a connection gnet
 // accepted could fail with EMFILE, and gnet ends every event loop, and so
 // every connection, on any accept error. The client port is accepted by
-// acceptLoop instead. The socket lives in a private directory that is
-// removed as soon as gnet has bound it, so that nothing can reach it.
-func loopSocketPath() (path string, cleanup func(), err error) {
+// acceptLoop instead. The socket is a Unix socket in a private directory
+// that is removed as soon as gnet has bound it, so that nothing can reach
+// it. Without a usable temporary directory (a read-only file system) it
+// is an ephemeral loopback port; a stray connection to that is closed at
+// once (OnOpen).
+func loopListenAddr() (addr string, cleanup func()) {
 	dir, err := os.MkdirTemp("", "gozk-netio-")
-	if err == nil && len(dir) > 90 {
-		// Too long for a socket address (108 bytes on Linux).
-		_ = os.Remove(dir)
-		dir, err = os.MkdirTemp("/tmp", "gozk-netio-")
-	}
 	if err != nil {
-		return "", nil, err
+		return "tcp://127.0.0.1:0", func() {}
 	}
-	return filepath.Join(dir, "loops"), func() { _ = os.RemoveAll(dir) }, nil
+	// A socket address holds 108 bytes on Linux.
+	if len(dir) > 90 {
+		_ = os.Remove(dir)
+		return "tcp://127.0.0.1:0", func() {}
+	}
+	return "unix://" + filepath.Join(dir, "loops"), func() { _ = os.RemoveAll(dir) }
 }
 
 // acceptLoop accepts client connections and hands each to an event loop.
