@@ -81,6 +81,8 @@ func TestBadLengthClosesWithoutReply(t *testing.T) {
 	cases := map[string][]byte{
 		"negative":          binary.BigEndian.AppendUint32(nil, 0xffffffff),
 		"above MaxFrame":    binary.BigEndian.AppendUint32(nil, maxFrame+1),
+		"2^31-1":            binary.BigEndian.AppendUint32(nil, 0x7fffffff),
+		"-2^31":             binary.BigEndian.AppendUint32(nil, 0x80000000),
 		"not a 4lw (abcd)":  []byte("abcd"),
 		"4lw after a frame": append(appendFrame(nil, []byte("x")), "ruok"...),
 	}
