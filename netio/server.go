@@ -91,9 +91,12 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 		s.runErr = gnet.Run(events, loopAddr,
 			gnet.WithMulticore(true),
 			gnet.WithNumEventLoop(cfg.Loops),
-			// Only the accept loop picks loops (Engine.Register), so
-			// round robin's unsynchronised counter has one user.
-			gnet.WithLoadBalancing(gnet.RoundRobin),
+			// Spreads connections by a hash of the client's address and
+			// port, with no state: gnet's own accepts (a stray connection
+			// to a loopback fallback, see loopListenAddr) pick loops
+			// too, which round robin's unsynchronised counter would not
+			// survive.
+			gnet.WithLoadBalancing(gnet.SourceAddrHash),
 			gnet.WithLogger(gnetLogger{cfg.Logger}),
 			// The first tick says that the loops are running.
 			gnet.WithTicker(true),
