@@ -20,13 +20,16 @@
 // free ("accepting client connections again"). gnet is given a Unix
 // socket to listen on that is unlinked at once (a loopback port when
 // there is no temporary directory, whose connections are closed
-// unserved), so it never accepts a client itself. The hand-off costs a descriptor duplication and a
-// worker-goroutine hop per connection: about 30 more allocations and a
-// few system calls per session than gnet accepting on SO_REUSEPORT
-// listeners did. The listen backlog is the kernel's maximum
-// (net.core.somaxconn), not Java's 50, so bursts of connections are not
-// dropped. The per-IP (maxClientCnxns) and global limits are applied as
-// each connection reaches its loop.
+// unserved), so it never accepts a client itself. The hand-off costs a
+// descriptor duplication and a worker-goroutine hop per connection: 33
+// more allocations per session (mostly gnet's) and a few more system
+// calls than gnet accepting on SO_REUSEPORT listeners did. At the limit
+// itself, a connection accepted with the last free descriptor cannot be
+// duplicated and is closed at once, where Java's would still wait in the
+// backlog; its client reconnects. The listen backlog is the kernel's
+// maximum (net.core.somaxconn), not Java's 50, so bursts of connections
+// are not dropped. The per-IP (maxClientCnxns) and global limits are
+// applied as each connection reaches its loop.
 //
 // Should the event loops ever stop other than through Close, the port is
 // closed and Failed reports it, so that the process can stop instead of
