@@ -319,3 +319,30 @@ func TestListenWithoutTemporaryDirectory(t *testing.T) {
 		t.Fatalf("the stray connection reached the handler: %d opened, %d frames", len(h.opened), len(h.frames))
 	}
 }
+
+// A four-letter-word answer that the client does not read is finished in
+// the background after gnet has let the connection go; it still counts
+// under maxClientCnxns until it is done, so clients that never read long
+// answers cannot hold descriptors past the limit.
+func TestUnreadFourLetterWordAnswerKeepsItsPlace(t *testing.T) {
+	answer := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB
+	h := newTestHandler()
+	h.onWord = func(*Conn, string) []byte { return answer }
+	h.onFrame = func(c *Conn, p []byte) { _ = c.Send(p) }
+	s := startServer(t, Config{MaxClientCnxns: 1}, h)
+	reader := dialSmallWindow(t, s)
+	if _, err := reader.Write([]byte("dump")); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, h.closed) // gnet let it go; the answer is being written
+	if n := s.ConnCount(); n != 1 {
+		t.Fatalf("ConnCount %d while the answer is written, want 1", n)
+	}
+	expectSilentClose(t, dial(t, s))
+
+	if out, err := io.ReadAll(reader); err != nil || !bytes.Equal(out, answer) {
+		t.Fatalf("got %d bytes, %v; want %d", len(out), err, len(answer))
+	}
+	waitFor(t, "the place to be free", func() bool { return s.ConnCount() == 0 })
+	echo(t, "the next client", dial(t, s))
+}

@@ -72,10 +72,14 @@ type Conn struct {
 	fourLetterArg   int64
 	fourLetterArgOK bool
 	sessionless     *time.Timer // see startSessionlessTimer
-	recheck         *time.Timer
-	recheckDelay    time.Duration
-	recheckHeld     int // held at the previous recheck
-	flushDeadline   time.Time
+	// placeHeldByAnswer: a four-letter-word answer is still being
+	// written after gnet closed the connection, and holds its place
+	// under the limits until it is done (writeRestInBackground).
+	placeHeldByAnswer bool
+	recheck           *time.Timer
+	recheckDelay      time.Duration
+	recheckHeld       int // held at the previous recheck
+	flushDeadline     time.Time
 
 	mu              sync.Mutex
 	pending         *[]byte     // frames queued and not yet handed to gnet

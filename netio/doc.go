@@ -49,8 +49,11 @@
 // four-letter words (ruok, stat, ...). If they are one, the Handler's
 // OnFourLetterWord produces the answer, which is written unframed, and the
 // connection is closed after the write, as Java does; anything else the
-// peer sent is ignored. stmk's 8-byte mask must arrive with the word, as
-// Java reads it at once: the handler is told when it did not. Otherwise
+// peer sent is ignored. An answer the socket cannot take at once is
+// finished by a goroutine (for at most 30 s), and the connection keeps
+// its place under the limits until then. stmk's 8-byte mask must arrive
+// with the word, as Java reads it at once: the handler is told when it
+// did not. Otherwise
 // every frame is delivered whole to OnFrame, in arrival order, straight
 // out of gnet's read buffer: a length below zero or above Config.MaxFrame
 // closes the connection without a reply (Java's "Len error").

@@ -183,7 +183,7 @@ func (c *Conn) answerFourLetterWord(word string) gnet.Action {
 	// half-closes right after the word.
 	n, err := writeNonBlocking(gc.Fd(), answer)
 	if err == unix.EAGAIN {
-		c.server.writeRestInBackground(gc, answer[n:])
+		c.placeHeldByAnswer = c.server.writeRestInBackground(c, answer[n:])
 	}
 	return gnet.Close
 }

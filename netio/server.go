@@ -311,27 +311,31 @@ func (s *Server) release(addr netip.Addr) {
 // socket could not take at once. It keeps a duplicate of the socket, so
 // that gnet can close its own descriptor and forget the connection while
 // the client reads at its own pace; the socket closes when the duplicate
-// does.
-func (s *Server) writeRestInBackground(gc gnet.Conn, rest []byte) {
-	fd, err := gc.Dup()
+// does. Until then the connection keeps its place under the per-IP and
+// global limits, as Java's does, so that clients that do not read long
+// answers cannot pile up descriptors past maxClientCnxns. It reports
+// whether it took the connection's place over (OnClose then leaves it).
+func (s *Server) writeRestInBackground(c *Conn, rest []byte) bool {
+	fd, err := c.gc.Dup()
 	if err != nil {
-		return
+		return false
 	}
 	f := os.NewFile(uintptr(fd), "four-letter-word")
 	nc, err := net.FileConn(f)
 	_ = f.Close()
 	if err != nil {
-		return
+		return false
 	}
 	s.backgroundMu.Lock()
 	if s.backgroundClosed {
 		s.backgroundMu.Unlock()
 		_ = nc.Close()
-		return
+		return false
 	}
 	s.background[nc] = struct{}{}
 	s.backgroundWG.Add(1)
 	s.backgroundMu.Unlock()
+	addr := c.remote.Addr()
 	go func() {
 		defer s.backgroundWG.Done()
 		_ = nc.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
@@ -340,7 +344,9 @@ func (s *Server) writeRestInBackground(gc gnet.Conn, rest []byte) {
 		s.backgroundMu.Lock()
 		delete(s.background, nc)
 		s.backgroundMu.Unlock()
+		s.release(addr)
 	}()
+	return true
 }
 
 func (s *Server) stopBackgroundWrites() {
@@ -415,7 +421,9 @@ func (e *loopEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
 		return gnet.None // refused by the limits: OnOpen never saw it
 	}
 	reason := c.closedByGnet(err)
-	e.server.release(c.remote.Addr())
+	if !c.placeHeldByAnswer {
+		e.server.release(c.remote.Addr())
+	}
 	e.server.handler.OnClose(c, reason)
 	return gnet.None
 }
