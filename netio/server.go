@@ -74,10 +74,10 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 		perIP:      make(map[netip.Addr]*peer),
 		background: make(map[net.Conn]struct{}),
 	}
-	// Java enables neither SO_KEEPALIVE nor anything else beyond
-	// TCP_NODELAY (which Go sets on every accepted connection) on client
-	// sockets. Go's listener sets SO_REUSEADDR, as Java's does, and uses
-	// the kernel's maximum backlog (net.core.somaxconn), not Java's 50.
+	// As Java's: SO_REUSEADDR on the listener (Go sets it), TCP_NODELAY
+	// on every accepted socket (Go sets it) and no SO_KEEPALIVE (-1).
+	// Go's backlog is the kernel's maximum (net.core.somaxconn), not
+	// Java's 50.
 	lc := net.ListenConfig{KeepAlive: -1}
 	ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
 	if err != nil {
@@ -171,8 +171,7 @@ const acceptRetryDelay = 10 * time.Millisecond
 
 // enroll hands an accepted connection to an event loop. gnet duplicates
 // the descriptor and closes nc; if it cannot (no descriptor left), the
-// client is disconnected, which is what Java's failed accept amounts to.
-// The limits are applied by OnOpen, on the loop.
+// client is disconnected. The limits are applied by OnOpen, on the loop.
 func (s *Server) enroll(nc *net.TCPConn) {
 	ctx := gnet.NewContext(gnet.NewNetConnContext(context.Background(), nc), acceptedHere)
 	if _, err := s.engine.Register(ctx); err != nil {
