@@ -28,6 +28,7 @@ type Config struct {
 	MaxCnxns                int           // maxCnxns, in all; 0 unlimited
 	GlobalOutstandingLimit  int           // globalOutstandingLimit
 	NumSelectorThreads      int           // zookeeper.nio.numSelectorThreads: event loops; 0 = sqrt(CPUs/2), at least 1
+	SessionlessCnxnTimeout  time.Duration // zookeeper.nio.sessionlessCnxnTimeout (ms): time to send the ConnectRequest
 	SnapCount               int           // snapCount
 	SkipACL                 bool          // skipACL=yes
 	ForceSync               bool          // forceSync (not "no")
@@ -218,6 +219,7 @@ func Defaults() *Config {
 		DataDirAutocreate:       true,
 		MaxClientCnxns:          60,
 		GlobalOutstandingLimit:  1000,
+		SessionlessCnxnTimeout:  10 * time.Second,
 		SnapCount:               100000,
 		ForceSync:               true,
 		FsyncWarning:            time.Second,

@@ -209,3 +209,30 @@ func TestNumSelectorThreads(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionlessCnxnTimeout(t *testing.T) {
+	cases := []struct {
+		cfg, flags string
+		want       time.Duration
+		warned     bool
+	}{
+		{"", "", 10 * time.Second, false},
+		{"", "-Dzookeeper.nio.sessionlessCnxnTimeout=250", 250 * time.Millisecond, false},
+		// zoo.cfg keys become zookeeper.* system properties, and win.
+		{"nio.sessionlessCnxnTimeout=3000\n", "-Dzookeeper.nio.sessionlessCnxnTimeout=250", 3 * time.Second, false},
+		{"nio.sessionlessCnxnTimeout=soon\n", "", 10 * time.Second, true},
+		{"", "-Dzookeeper.nio.sessionlessCnxnTimeout=0", 10 * time.Second, true},
+	}
+	for _, c := range cases {
+		cfg, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"+c.cfg), c.flags)
+		if err != nil {
+			t.Fatalf("%q %q: %v", c.cfg, c.flags, err)
+		}
+		if cfg.SessionlessCnxnTimeout != c.want {
+			t.Errorf("%q %q: SessionlessCnxnTimeout %v, want %v", c.cfg, c.flags, cfg.SessionlessCnxnTimeout, c.want)
+		}
+		if warned := strings.Contains(strings.Join(cfg.Warnings, "\n"), "sessionlessCnxnTimeout"); warned != c.warned {
+			t.Errorf("%q %q: warned %v, want %v: %q", c.cfg, c.flags, warned, c.warned, cfg.Warnings)
+		}
+	}
+}

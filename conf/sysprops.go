@@ -98,6 +98,14 @@ func (c *Config) applySystemProperties() error {
 			return c.errorAt(p, "numSelectorThreads must be at least 1")
 		}
 	}
+	// Read with Integer.getInteger, so -D sets it, and so does
+	// nio.sessionlessCnxnTimeout in zoo.cfg.
+	c.sysMillis(&c.SessionlessCnxnTimeout, zk("nio.sessionlessCnxnTimeout"))
+	if p, ok := c.sysLookup(zk("nio.sessionlessCnxnTimeout")); ok && c.SessionlessCnxnTimeout <= 0 {
+		// Java cannot run its connection expiry with no interval.
+		c.warnAt(p, "sessionlessCnxnTimeout must be positive; using 10000")
+		c.SessionlessCnxnTimeout = 10 * time.Second
+	}
 	if p, ok := c.sysLookup(zk("snapCount")); ok && c.SnapCount < 2 {
 		c.warnAt(p, "snapCount should be 2 or more; using 2")
 		c.SnapCount = 2

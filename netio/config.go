@@ -3,6 +3,7 @@ package netio
 import (
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -21,6 +22,10 @@ const DefaultMaxPendingOutput = 16 << 20
 // hardOutputFactor multiplies Config.MaxPendingOutput into the queue size
 // at which a connection is closed.
 const hardOutputFactor = 4
+
+// DefaultSessionlessTimeout is zookeeper.nio.sessionlessCnxnTimeout's
+// default.
+const DefaultSessionlessTimeout = 10 * time.Second
 
 // Config configures a client-port listener.
 type Config struct {
@@ -47,6 +52,12 @@ type Config struct {
 	// connection is closed. 0 means four maximum-size frames; it is never
 	// less than one.
 	MaxPausedInput int
+	// SessionlessTimeout closes a connection that has sent neither a
+	// complete first frame (the ConnectRequest) nor a four-letter word
+	// that long after it was accepted: Java's
+	// zookeeper.nio.sessionlessCnxnTimeout. 0 means
+	// DefaultSessionlessTimeout; below 0 turns it off.
+	SessionlessTimeout time.Duration
 	// Logger receives connection-level events (limits, bad lengths, slow
 	// consumers). The zero value logs nothing.
 	Logger zerolog.Logger
@@ -61,6 +72,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxPendingOutput <= 0 {
 		cfg.MaxPendingOutput = DefaultMaxPendingOutput
+	}
+	if cfg.SessionlessTimeout == 0 {
+		cfg.SessionlessTimeout = DefaultSessionlessTimeout
 	}
 	if cfg.MaxPausedInput <= 0 {
 		cfg.MaxPausedInput = 4 * (cfg.MaxFrame + 4)

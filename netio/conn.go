@@ -63,15 +63,23 @@ type Conn struct {
 	remoteIP string
 	context  atomic.Pointer[any]
 	paused   atomic.Uint32
+	// handshaken: the first frame or a four-letter word has arrived.
+	handshaken atomic.Bool
 
 	// Owned by the event loop.
-	framing       bool // the first four bytes were not a four-letter word
-	gone          bool // gnet has closed the connection
-	fourLetterArg int64
-	recheck       *time.Timer
-	recheckDelay  time.Duration
-	recheckHeld   int // held at the previous recheck
-	flushDeadline time.Time
+	framing         bool // the first four bytes were not a four-letter word
+	gone            bool // gnet has closed the connection
+	fourLetterArg   int64
+	fourLetterArgOK bool
+	sessionless     *time.Timer // see startSessionlessTimer
+	// placeHeldByAnswer: a four-letter-word answer is still being
+	// written after gnet closed the connection, and holds its place
+	// under the limits until it is done (writeRestInBackground).
+	placeHeldByAnswer bool
+	recheck           *time.Timer
+	recheckDelay      time.Duration
+	recheckHeld       int // held at the previous recheck
+	flushDeadline     time.Time
 
 	mu              sync.Mutex
 	pending         *[]byte     // frames queued and not yet handed to gnet
@@ -112,10 +120,13 @@ func (c *Conn) Context() any {
 // SetContext associates a value with the connection.
 func (c *Conn) SetContext(v any) { c.context.Store(&v) }
 
-// FourLetterWordArgument is the big-endian long that followed stmk. It is
-// meant for OnFourLetterWord, which runs on the same goroutine that sets
-// it; it is 0 for other connections.
-func (c *Conn) FourLetterWordArgument() int64 { return c.fourLetterArg }
+// FourLetterWordArgument is the big-endian long that followed stmk; ok is
+// false when the eight bytes did not arrive with the word, which Java
+// answers by closing the connection without output. It is meant for
+// OnFourLetterWord, which runs on the same goroutine that sets it.
+func (c *Conn) FourLetterWordArgument() (mask int64, ok bool) {
+	return c.fourLetterArg, c.fourLetterArgOK
+}
 
 // QueuedBytes is the output not yet written to the socket: frames pending
 // a flush plus what gnet holds because the socket was full (as of the last

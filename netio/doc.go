@@ -8,15 +8,40 @@
 //
 // # Accepting
 //
-// On Linux every event loop listens on the client port itself
-// (SO_REUSEPORT) and the kernel spreads new connections over the loops, so
-// a connection is accepted, served and closed by one thread with no
-// hand-off. The port is claimed first by a socket without SO_REUSEPORT, so
-// that a port in use fails to bind as it does for Java and port 0 means
-// one port for every loop. The listen backlog is the kernel's maximum
-// (net.core.somaxconn), not Java's 50, so bursts of connections are not
-// dropped. The per-IP (maxClientCnxns) and global limits are applied as
-// each connection is accepted.
+// The client port is a Go listener of netio's own, not gnet's: a
+// goroutine accepts connections and hands each to an event loop
+// (Engine.Register), and the connection is then served and closed on
+// that loop. gnet ends every event loop, and so drops every client, when
+// an accept fails, which running out of file descriptors (EMFILE) makes
+// it do; netio's accept loop instead logs the failure (warn, at most
+// every 10 s, naming RLIMIT_NOFILE) and tries again after 10 ms, as
+// Java's accept thread does: open connections go on being served, new
+// ones wait in the listen backlog and are accepted once descriptors are
+// free ("accepting client connections again"). gnet is given a Unix
+// socket to listen on that is unlinked at once (a loopback port when
+// there is no temporary directory, whose connections are closed
+// unserved), so it never accepts a client itself. The hand-off costs a
+// descriptor duplication and a worker-goroutine hop per connection: 33
+// more allocations per session (mostly gnet's) and a few more system
+// calls than gnet accepting on SO_REUSEPORT listeners did. At the limit
+// itself, a connection accepted with the last free descriptor cannot be
+// duplicated and is closed at once, where Java's would still wait in the
+// backlog; its client reconnects. The listen backlog is the kernel's
+// maximum (net.core.somaxconn), not Java's 50, so bursts of connections
+// are not dropped. The per-IP (maxClientCnxns) and global limits are
+// applied as each connection reaches its loop.
+//
+// Should the event loops ever stop other than through Close, the port is
+// closed and Failed reports it, so that the process can stop instead of
+// looking alive with nobody serving.
+//
+// A connection must send its first frame (the ConnectRequest) or a
+// four-letter word within Config.SessionlessTimeout of being accepted
+// (Java's zookeeper.nio.sessionlessCnxnTimeout, 10 s); otherwise it is
+// closed (ErrSessionlessTimeout, logged at debug), which frees its
+// buffer and its maxClientCnxns slot. Silent sockets, and frames sent
+// only in part, therefore cannot lock an IP out or hold memory. Unlike
+// Java, each byte received does not restart the clock.
 //
 // # Inbound
 //
@@ -24,10 +49,14 @@
 // four-letter words (ruok, stat, ...). If they are one, the Handler's
 // OnFourLetterWord produces the answer, which is written unframed, and the
 // connection is closed after the write, as Java does; anything else the
-// peer sent is ignored. Otherwise every frame is delivered whole to
-// OnFrame, in arrival order, straight out of gnet's read buffer: a length
-// below zero or above Config.MaxFrame closes the connection without a
-// reply (Java's "Len error").
+// peer sent is ignored. An answer the socket cannot take at once is
+// finished by a goroutine (for at most 30 s), and the connection keeps
+// its place under the limits until then. stmk's 8-byte mask must arrive
+// with the word, as Java reads it at once: the handler is told when it
+// did not. Otherwise
+// every frame is delivered whole to OnFrame, in arrival order, straight
+// out of gnet's read buffer: a length below zero or above Config.MaxFrame
+// closes the connection without a reply (Java's "Len error").
 //
 // PauseReading stops delivery; already-buffered frames wait and are
 // delivered in order after ResumeReading. gnet has no way to stop reading a

@@ -20,7 +20,7 @@ type Handler interface {
 	// OnFourLetterWord is called instead of OnFrame when the first four
 	// bytes of a connection are a four-letter word (see FourLetterWords
 	// and TelnetClose; for stmk, Conn.FourLetterWordArgument holds the
-	// mask that followed it). The returned text is written as is and the
+	// mask that followed it, if it came with the word). The returned text is written as is and the
 	// connection closed after the write, as Java does; nil closes it
 	// without output. netio owns the returned slice afterwards. Called on
 	// the event loop: return quickly.
@@ -49,6 +49,9 @@ var (
 	// ErrFlushTimeout: CloseAfterFlush gave up on a client that stopped
 	// reading before the last bytes were written.
 	ErrFlushTimeout = errors.New("netio: client stopped reading before the final flush")
+	// ErrSessionlessTimeout: no first frame or four-letter word arrived
+	// within Config.SessionlessTimeout.
+	ErrSessionlessTimeout = errors.New("netio: no session request within the sessionless timeout")
 	// ErrServerClosed: Server.Close closed the connection.
 	ErrServerClosed = errors.New("netio: server closed")
 )

@@ -132,6 +132,9 @@ func (c *Conn) deliver() gnet.Action {
 		if err != nil {
 			return gnet.Close
 		}
+		if !c.handshaken.Load() {
+			c.handshakeDone()
+		}
 		c.server.handler.OnFrame(c, frame[frameLength:])
 		if c.gone {
 			return gnet.None
@@ -145,16 +148,14 @@ func (c *Conn) deliver() gnet.Action {
 // this point, so the rest of the input is dropped.
 func (c *Conn) answerFourLetterWord(word string) gnet.Action {
 	gc := c.gc
-	need := frameLength
-	if word == setTraceMask {
-		need += 8
-	}
-	if gc.InboundBuffered() < need {
-		return gnet.None // stmk's argument has not arrived yet
-	}
-	if word == setTraceMask {
-		b, _ := gc.Peek(need)
+	c.handshakeDone()
+	// stmk's mask must have come with the word: Java reads it once, at
+	// once, and closes the connection without an answer when it is not
+	// all there. The handler decides, as the whitelist comes first.
+	if word == setTraceMask && gc.InboundBuffered() >= frameLength+8 {
+		b, _ := gc.Peek(frameLength + 8)
 		c.fourLetterArg = int64(binary.BigEndian.Uint64(b[frameLength:]))
+		c.fourLetterArgOK = true
 	}
 	c.paused.Or(pausedForClose)
 	c.mu.Lock()
@@ -182,7 +183,7 @@ func (c *Conn) answerFourLetterWord(word string) gnet.Action {
 	// half-closes right after the word.
 	n, err := writeNonBlocking(gc.Fd(), answer)
 	if err == unix.EAGAIN {
-		c.server.writeRestInBackground(gc, answer[n:])
+		c.placeHeldByAnswer = c.server.writeRestInBackground(c, answer[n:])
 	}
 	return gnet.Close
 }
@@ -292,6 +293,9 @@ func (c *Conn) closedByGnet(err error) error {
 	if c.recheck != nil {
 		c.recheck.Stop()
 	}
+	if c.sessionless != nil {
+		c.sessionless.Stop()
+	}
 	if reason != nil {
 		return reason
 	}
@@ -299,4 +303,42 @@ func (c *Conn) closedByGnet(err error) error {
 		return ErrServerClosed
 	}
 	return err
+}
+
+// startSessionlessTimer arms the sessionless timeout of a new connection
+// (Java's zookeeper.nio.sessionlessCnxnTimeout): a client that sends no
+// complete first frame (its ConnectRequest) or four-letter word in time
+// is disconnected, so that silent or half-sent connections do not hold a
+// descriptor, an input buffer and a maxClientCnxns slot for ever. Unlike
+// Java's, the clock is not restarted by each byte received, so a client
+// trickling a frame in cannot hold the connection either.
+func (c *Conn) startSessionlessTimer() {
+	if d := c.server.cfg.SessionlessTimeout; d > 0 {
+		c.sessionless = time.AfterFunc(d, c.sessionlessExpired)
+	}
+}
+
+// handshakeDone stops the sessionless timeout: the first frame or a
+// four-letter word has arrived, and the server takes over.
+func (c *Conn) handshakeDone() {
+	c.handshaken.Store(true)
+	if c.sessionless != nil {
+		c.sessionless.Stop()
+	}
+}
+
+// sessionlessExpired runs on a timer goroutine.
+func (c *Conn) sessionlessExpired() {
+	if c.handshaken.Load() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.closeRequested {
+		return
+	}
+	c.server.log.Debug().Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
+		Dur("timeout", c.server.cfg.SessionlessTimeout).
+		Msg("closing connection: no session request within the sessionless timeout")
+	c.closeLocked(ErrSessionlessTimeout)
 }

@@ -7,8 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"runtime"
-	"slices"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/unix"
 )
 
 // Server listens on the client port and serves connections on gnet event
@@ -27,11 +25,17 @@ type Server struct {
 	log        zerolog.Logger
 	hardOutput int
 
-	engine   gnet.Engine
-	addr     net.Addr
-	done     chan struct{} // closed when gnet.Run has returned
-	runErr   error
-	stopping atomic.Bool
+	engine     gnet.Engine
+	ln         *net.TCPListener
+	addr       net.Addr
+	done       chan struct{} // closed when gnet.Run has returned
+	runErr     error
+	acceptDone chan struct{} // closed when the accept loop has returned
+	stopAccept chan struct{} // closed by Close
+	failed     chan struct{} // closed when serving stopped without Close
+	failErr    error
+	stopping   atomic.Bool
+	accepting  acceptState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -64,43 +68,154 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 		log:        cfg.Logger,
 		hardOutput: hardOutputFactor * cfg.MaxPendingOutput,
 		done:       make(chan struct{}),
+		acceptDone: make(chan struct{}),
+		stopAccept: make(chan struct{}),
+		failed:     make(chan struct{}),
 		perIP:      make(map[netip.Addr]*peer),
 		background: make(map[net.Conn]struct{}),
 	}
-	listenAddr, reusePort, release, err := claimAddr(cfg.Addr)
+	// As Java's: SO_REUSEADDR on the listener (Go sets it), TCP_NODELAY
+	// on every accepted socket (Go sets it) and no SO_KEEPALIVE (-1).
+	// Go's backlog is the kernel's maximum (net.core.somaxconn), not
+	// Java's 50.
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
 	}
-	events := &loopEvents{server: s, booted: make(chan struct{})}
+	s.ln = ln.(*net.TCPListener)
+	s.addr = s.ln.Addr()
+	loopAddr, cleanup := loopListenAddr()
+	events := &loopEvents{server: s, started: make(chan struct{})}
 	go func() {
-		s.runErr = gnet.Run(events, "tcp://"+listenAddr,
+		s.runErr = gnet.Run(events, loopAddr,
 			gnet.WithMulticore(true),
 			gnet.WithNumEventLoop(cfg.Loops),
-			gnet.WithLoadBalancing(gnet.RoundRobin),
-			gnet.WithReusePort(reusePort),
-			// Java sets SO_REUSEADDR on the listening socket and
-			// TCP_NODELAY on every accepted one.
-			gnet.WithReuseAddr(true),
-			gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+			// Spreads connections by a hash of the client's address and
+			// port, with no state: gnet's own accepts (a stray connection
+			// to a loopback fallback, see loopListenAddr) pick loops
+			// too, which round robin's unsynchronised counter would not
+			// survive.
+			gnet.WithLoadBalancing(gnet.SourceAddrHash),
 			gnet.WithLogger(gnetLogger{cfg.Logger}),
+			// The first tick says that the loops are running.
+			gnet.WithTicker(true),
 		)
 		close(s.done)
 	}()
 	select {
-	case <-events.booted:
-		// The first listener is bound: it holds the port now.
-		release()
+	case <-events.started:
+		// gnet's own socket is bound; with its path removed nothing can
+		// connect to it (see loopListenAddr).
+		cleanup()
 	case <-s.done:
-		release()
+		cleanup()
+		_ = s.ln.Close()
 		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, s.runErr)
 	}
-	addr, err := boundAddr(s.engine)
-	if err != nil {
-		_ = s.Close()
-		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
-	}
-	s.addr = addr
+	go s.acceptLoop()
+	go s.watchEngine()
 	return s, nil
+}
+
+// loopListenAddr names the socket gnet is given to listen on. gnet must
+// listen somewhere, but it never accepts a client: a connection gnet
+// accepted could fail with EMFILE, and gnet ends every event loop, and so
+// every connection, on any accept error. The client port is accepted by
+// acceptLoop instead. The socket is a Unix socket in a private directory
+// that is removed as soon as gnet has bound it, so that nothing can reach
+// it. Without a usable temporary directory (a read-only file system) it
+// is an ephemeral loopback port; a stray connection to that is closed at
+// once (OnOpen).
+func loopListenAddr() (addr string, cleanup func()) {
+	dir, err := os.MkdirTemp("", "gozk-netio-")
+	if err != nil {
+		return "tcp://127.0.0.1:0", func() {}
+	}
+	// A socket address holds 108 bytes on Linux.
+	if len(dir) > 90 {
+		_ = os.Remove(dir)
+		return "tcp://127.0.0.1:0", func() {}
+	}
+	return "unix://" + filepath.Join(dir, "loops"), func() { _ = os.RemoveAll(dir) }
+}
+
+// acceptLoop accepts client connections and hands each to an event loop.
+// An accept error, above all running out of file descriptors (EMFILE,
+// ENFILE), is logged and retried after a short pause, as Java's accept
+// thread does: connections already open are served meanwhile, and new
+// ones wait in the listen backlog until descriptors are free.
+func (s *Server) acceptLoop() {
+	defer close(s.acceptDone)
+	for {
+		nc, err := s.ln.AcceptTCP()
+		if err != nil {
+			if s.stopping.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.accepting.failed(s.log, err)
+			select {
+			case <-time.After(acceptRetryDelay):
+			case <-s.stopAccept:
+				return
+			}
+			continue
+		}
+		s.accepting.succeeded(s.log)
+		s.enroll(nc)
+	}
+}
+
+// acceptRetryDelay is the pause after a failed accept (Java's is 10 ms).
+const acceptRetryDelay = 10 * time.Millisecond
+
+// enroll hands an accepted connection to an event loop. gnet duplicates
+// the descriptor and closes nc; if it cannot (no descriptor left), the
+// client is disconnected. The limits are applied by OnOpen, on the loop.
+func (s *Server) enroll(nc *net.TCPConn) {
+	ctx := gnet.NewContext(gnet.NewNetConnContext(context.Background(), nc), acceptedHere)
+	if _, err := s.engine.Register(ctx); err != nil {
+		_ = nc.Close()
+	}
+}
+
+// acceptedMarker is the gnet context of the connections acceptLoop hands
+// over; any other connection (to gnet's own socket) is closed at once.
+type acceptedMarker struct{}
+
+var acceptedHere any = acceptedMarker{}
+
+// watchEngine notices gnet stopping on its own. It never should, but if
+// it does the port must not stay open with nothing serving it: the
+// listener is closed and Failed reports the error, so that the process can
+// stop rather than look alive.
+func (s *Server) watchEngine() {
+	<-s.done
+	if s.stopping.Load() {
+		return
+	}
+	err := s.runErr
+	if err == nil {
+		err = errors.New("event loops stopped")
+	}
+	s.failErr = fmt.Errorf("netio: serving %s stopped: %w", s.addr, err)
+	s.log.Error().Err(s.failErr).Msg("client port no longer served")
+	_ = s.ln.Close()
+	close(s.failed)
+}
+
+// Failed is closed when the server stopped serving without Close being
+// called (the event loops ended on an error); Err then says why.
+func (s *Server) Failed() <-chan struct{} { return s.failed }
+
+// Err is the error that stopped the server, once Failed is closed.
+func (s *Server) Err() error {
+	select {
+	case <-s.failed:
+		return s.failErr
+	default:
+		return nil
+	}
 }
 
 // Addr is the bound address, with the actual port when cfg.Addr asked for
@@ -128,6 +243,9 @@ func (s *Server) Close() error {
 		// Stop polls for completion twice a second; a cancelled context
 		// makes it only start the shutdown, and gnet.Run returning says
 		// when it is over.
+		close(s.stopAccept)
+		_ = s.ln.Close()
+		<-s.acceptDone
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_ = s.engine.Stop(ctx)
@@ -192,27 +310,31 @@ func (s *Server) release(addr netip.Addr) {
 // socket could not take at once. It keeps a duplicate of the socket, so
 // that gnet can close its own descriptor and forget the connection while
 // the client reads at its own pace; the socket closes when the duplicate
-// does.
-func (s *Server) writeRestInBackground(gc gnet.Conn, rest []byte) {
-	fd, err := gc.Dup()
+// does. Until then the connection keeps its place under the per-IP and
+// global limits, as Java's does, so that clients that do not read long
+// answers cannot pile up descriptors past maxClientCnxns. It reports
+// whether it took the connection's place over (OnClose then leaves it).
+func (s *Server) writeRestInBackground(c *Conn, rest []byte) bool {
+	fd, err := c.gc.Dup()
 	if err != nil {
-		return
+		return false
 	}
 	f := os.NewFile(uintptr(fd), "four-letter-word")
 	nc, err := net.FileConn(f)
 	_ = f.Close()
 	if err != nil {
-		return
+		return false
 	}
 	s.backgroundMu.Lock()
 	if s.backgroundClosed {
 		s.backgroundMu.Unlock()
 		_ = nc.Close()
-		return
+		return false
 	}
 	s.background[nc] = struct{}{}
 	s.backgroundWG.Add(1)
 	s.backgroundMu.Unlock()
+	addr := c.remote.Addr()
 	go func() {
 		defer s.backgroundWG.Done()
 		_ = nc.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
@@ -221,7 +343,9 @@ func (s *Server) writeRestInBackground(gc gnet.Conn, rest []byte) {
 		s.backgroundMu.Lock()
 		delete(s.background, nc)
 		s.backgroundMu.Unlock()
+		s.release(addr)
 	}()
+	return true
 }
 
 func (s *Server) stopBackgroundWrites() {
@@ -234,57 +358,40 @@ func (s *Server) stopBackgroundWrites() {
 	s.backgroundWG.Wait()
 }
 
-// boundAddr asks the kernel which address the listener got.
-func boundAddr(eng gnet.Engine) (net.Addr, error) {
-	fd, err := eng.Dup()
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(fd)
-	sa, err := unix.Getsockname(fd)
-	if err != nil {
-		return nil, os.NewSyscallError("getsockname", err)
-	}
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		return &net.TCPAddr{IP: net.IP(slices.Clone(a.Addr[:])), Port: a.Port}, nil
-	case *unix.SockaddrInet6:
-		addr := &net.TCPAddr{IP: net.IP(slices.Clone(a.Addr[:])), Port: a.Port}
-		if a.ZoneId != 0 {
-			if ifi, err := net.InterfaceByIndex(int(a.ZoneId)); err == nil {
-				addr.Zone = ifi.Name
-			}
-		}
-		return addr, nil
-	}
-	return nil, fmt.Errorf("unexpected listener address %T", sa)
-}
-
 // loopEvents adapts gnet's callbacks to Conn and Handler.
 type loopEvents struct {
 	gnet.BuiltinEventEngine
-	server *Server
-	booted chan struct{}
+	server  *Server
+	started chan struct{}
+	ticked  bool
 }
 
 func (e *loopEvents) OnBoot(eng gnet.Engine) gnet.Action {
 	e.server.engine = eng
-	close(e.booted)
 	return gnet.None
+}
+
+// OnTick is first called once the event loops have been created and
+// started (OnBoot comes before): connections can be handed to them from
+// then on. It has nothing to do afterwards.
+func (e *loopEvents) OnTick() (time.Duration, gnet.Action) {
+	if !e.ticked {
+		e.ticked = true
+		close(e.started)
+	}
+	return 24 * time.Hour, gnet.None
 }
 
 func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	s := e.server
+	if gc.Context() != acceptedHere {
+		return nil, gnet.Close
+	}
+	gc.SetContext(nil)
 	remote := remoteAddrPort(gc.RemoteAddr())
 	p := s.admit(remote.Addr())
 	if p == nil {
 		return nil, gnet.Close
-	}
-	// Linux copies TCP_NODELAY from the listener, where gnet sets it;
-	// elsewhere it has to be set on every connection. Skipping it saves
-	// a system call per connection.
-	if runtime.GOOS != "linux" {
-		_ = gc.SetNoDelay(true)
 	}
 	c := &Conn{
 		server:   s,
@@ -294,6 +401,7 @@ func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		remoteIP: p.ip,
 	}
 	gc.SetContext(c)
+	c.startSessionlessTimer()
 	s.handler.OnOpen(c)
 	return nil, gnet.None
 }
@@ -312,7 +420,9 @@ func (e *loopEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
 		return gnet.None // refused by the limits: OnOpen never saw it
 	}
 	reason := c.closedByGnet(err)
-	e.server.release(c.remote.Addr())
+	if !c.placeHeldByAnswer {
+		e.server.release(c.remote.Addr())
+	}
 	e.server.handler.OnClose(c, reason)
 	return gnet.None
 }

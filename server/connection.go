@@ -202,7 +202,11 @@ func (s *Server) fourLetterOutput(nc *netio.Conn, cmd string) []byte {
 		return []byte(cmd + " is not executed because it is not in the whitelist.\n")
 	}
 	if cmd == "stmk" {
-		s.SetTraceMask(nc.FourLetterWordArgument())
+		mask, ok := nc.FourLetterWordArgument()
+		if !ok {
+			return nil // the mask did not come with the word
+		}
+		s.SetTraceMask(mask)
 	}
 	if s.fourLetterWords != nil {
 		return s.fourLetterWords(cmd)

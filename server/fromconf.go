@@ -25,6 +25,7 @@ func FromConf(c *conf.Config, logger zerolog.Logger) Config {
 	sc.MaxCnxns = c.MaxCnxns
 	sc.GlobalOutstandingLimit = c.GlobalOutstandingLimit
 	sc.EventLoops = c.NumSelectorThreads
+	sc.SessionlessTimeout = c.SessionlessCnxnTimeout
 	sc.SnapCount = c.SnapCount
 	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
 	sc.PurgeInterval = c.AutopurgeInterval

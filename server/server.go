@@ -32,6 +32,7 @@ type Config struct {
 	MaxCnxns               int           // zookeeper.maxCnxns, 0 = unlimited
 	GlobalOutstandingLimit int           // default 1000
 	EventLoops             int           // network event loops; 0 = netio.DefaultLoops()
+	SessionlessTimeout     time.Duration // zookeeper.nio.sessionlessCnxnTimeout; 0 = 10 s
 	SnapCount              int           // zookeeper.snapCount
 	SnapRetainCount        int           // autopurge.snapRetainCount (at least 3)
 	PurgeInterval          time.Duration // autopurge.purgeInterval; 0 = off
@@ -242,19 +243,21 @@ func Start(cfg Config) (*Server, error) {
 	}
 
 	s.net, err = netio.Listen(netio.Config{
-		Addr:           cfg.ClientAddr,
-		MaxClientCnxns: cfg.MaxClientCnxns,
-		MaxCnxns:       cfg.MaxCnxns,
-		MaxFrame:       cfg.JuteMaxBuffer,
-		Loops:          cfg.EventLoops,
-		Logger:         cfg.Logger,
+		Addr:               cfg.ClientAddr,
+		MaxClientCnxns:     cfg.MaxClientCnxns,
+		MaxCnxns:           cfg.MaxCnxns,
+		MaxFrame:           cfg.JuteMaxBuffer,
+		Loops:              cfg.EventLoops,
+		SessionlessTimeout: cfg.SessionlessTimeout,
+		Logger:             cfg.Logger,
 	}, s)
 	if err != nil {
 		s.shutdownPipeline()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.ClientAddr, err)
 	}
-	s.bg.Add(1)
+	s.bg.Add(2)
 	go s.stopServingOnFailure()
+	go s.watchClientPort()
 	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
 		Dur("tickTimeMs", cfg.TickTime).Msg("serving clients")
 	return s, nil
@@ -282,11 +285,19 @@ func (s *Server) Err() error {
 // too): the write loop answers nothing more, and the clients are dropped
 // (stopServingOnFailure) rather than left waiting.
 func (s *Server) fatal(err error) {
+	s.fail(err, func(ev *zerolog.Event) {
+		ev.Str("lastAppliedZxid", fmt.Sprintf("0x%x", s.tree.LastProcessedZxid())).
+			Msg("the txn log failed; the server stops, and acknowledges nothing after the last durable txn")
+	})
+}
+
+// fail stops the server on err, once: it is counted as an unrecoverable
+// error, logged by log, and Failed closes.
+func (s *Server) fail(err error, log func(*zerolog.Event)) {
 	s.failOnce.Do(func() {
 		s.fatalErr.Store(&err)
 		s.mon.metrics.UnrecoverableErrors.Add(1)
-		s.logger.Error().Err(err).Str("lastAppliedZxid", fmt.Sprintf("0x%x", s.tree.LastProcessedZxid())).
-			Msg("the txn log failed; the server stops, and acknowledges nothing after the last durable txn")
+		log(s.logger.Error().Err(err))
 		close(s.failed)
 	})
 }
@@ -301,6 +312,17 @@ func (s *Server) stopServingOnFailure() {
 		if err := s.net.Close(); err != nil {
 			s.logger.Error().Err(err).Msg("closing the client port")
 		}
+	case <-s.stop:
+	}
+}
+
+// watchClientPort fails the server if the client port stops being served
+// on its own: a server nobody can reach must stop, not look alive.
+func (s *Server) watchClientPort() {
+	defer s.bg.Done()
+	select {
+	case <-s.net.Failed():
+		s.fail(s.net.Err(), func(ev *zerolog.Event) { ev.Msg("the client port is no longer served; the server stops") })
 	case <-s.stop:
 	}
 }
