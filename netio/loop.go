@@ -338,7 +338,7 @@ func (c *Conn) sessionlessExpired() {
 		return
 	}
 	c.server.log.Debug().Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
-		Dur("timeout", c.server.cfg.SessionlessTimeout).
+		Dur("timeoutMs", c.server.cfg.SessionlessTimeout).
 		Msg("closing connection: no session request within the sessionless timeout")
 	c.closeLocked(ErrSessionlessTimeout)
 }
