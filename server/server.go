@@ -135,8 +135,30 @@ type Server struct {
 	failOnce  sync.Once
 }
 
-// Start opens the data directory, replays the txn log, and starts serving.
+// Start opens the data directory, replays the txn log, and serves clients
+// on cfg.ClientAddr: Open, then a client port wired to the server
+// (netio.Listen with ClientPortConfig), then Serve.
 func Start(cfg Config) (*Server, error) {
+	s, err := Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := netio.Listen(s.ClientPortConfig(), s)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("listening on %s: %w", cfg.ClientAddr, err)
+	}
+	s.Serve(ln)
+	return s, nil
+}
+
+// Open opens the data directory, replays the txn log and starts the
+// request pipeline and the session, container, snapshot and purge loops.
+// It serves no client: the owner wires a client port to the server (the
+// server is its netio.Handler) and hands it over with Serve. An ensemble
+// member keeps the data and the pipeline while it stops serving clients
+// (electing, syncing), which is why the two are apart.
+func Open(cfg Config) (*Server, error) {
 	if cfg.TickTime <= 0 {
 		return nil, errors.New("tickTime must be positive")
 	}
@@ -242,28 +264,38 @@ func Start(cfg Config) (*Server, error) {
 		go s.purgeLoop()
 	}
 
-	s.net, err = netio.Listen(netio.Config{
-		Addr:               cfg.ClientAddr,
-		MaxClientCnxns:     cfg.MaxClientCnxns,
-		MaxCnxns:           cfg.MaxCnxns,
-		MaxFrame:           cfg.JuteMaxBuffer,
-		Loops:              cfg.EventLoops,
-		SessionlessTimeout: cfg.SessionlessTimeout,
-		Logger:             cfg.Logger,
-	}, s)
-	if err != nil {
-		s.shutdownPipeline()
-		return nil, fmt.Errorf("listening on %s: %w", cfg.ClientAddr, err)
-	}
-	s.bg.Add(2)
-	go s.stopServingOnFailure()
-	go s.watchClientPort()
-	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", cfg.DataDir).
-		Dur("tickTimeMs", cfg.TickTime).Msg("serving clients")
 	return s, nil
 }
 
-// Addr returns the address clients connect to.
+// ClientPortConfig is the client port the configuration describes:
+// address, connection limits, frame bound, event loops, sessionless
+// timeout.
+func (s *Server) ClientPortConfig() netio.Config {
+	return netio.Config{
+		Addr:               s.cfg.ClientAddr,
+		MaxClientCnxns:     s.cfg.MaxClientCnxns,
+		MaxCnxns:           s.cfg.MaxCnxns,
+		MaxFrame:           s.cfg.JuteMaxBuffer,
+		Loops:              s.cfg.EventLoops,
+		SessionlessTimeout: s.cfg.SessionlessTimeout,
+		Logger:             s.cfg.Logger,
+	}
+}
+
+// Serve makes ln, a client port whose handler is this server, the
+// server's own: Addr reports it, Close closes it, a server that fails
+// stops serving it, and a port that stops on its own fails the server.
+// It is called once, after Open.
+func (s *Server) Serve(ln *netio.Server) {
+	s.net = ln
+	s.bg.Add(2)
+	go s.stopServingOnFailure()
+	go s.watchClientPort()
+	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", s.cfg.DataDir).
+		Dur("tickTimeMs", s.cfg.TickTime).Msg("serving clients")
+}
+
+// Addr returns the address clients connect to (once Serve has run).
 func (s *Server) Addr() net.Addr { return s.net.Addr() }
 
 // Failed is closed when the server stopped on an unrecoverable error, such

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/netio"
 )
 
 // startTestServer runs a server on a free loopback port with its data in a
@@ -278,5 +280,49 @@ func TestACLAndDigestAuth(t *testing.T) {
 	}
 	if data, _, err := c.Get("/secret"); err != nil || string(data) != "s" {
 		t.Fatalf("get with auth: %q %v", data, err)
+	}
+}
+
+// TestOpenServesNoClientUntilServe: Open loads the data and runs the
+// pipeline without a client port; the owner wires one (netio.Listen with
+// the server as its handler) and hands it over with Serve, after which
+// clients see the data, and Close closes the port.
+func TestOpenServesNoClientUntilServe(t *testing.T) {
+	dir := t.TempDir()
+	first := startTestServer(t, dir, nil)
+	c, _ := connect(t, first)
+	if _, err := c.Create("/kept", []byte("v"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	first.Close()
+
+	cfg := Defaults()
+	cfg.ClientAddr = "127.0.0.1:0"
+	cfg.DataDir = dir
+	cfg.ForceSync = false
+	cfg.TickTime = 200 * time.Millisecond
+	s, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.net != nil {
+		t.Fatal("Open opened a client port")
+	}
+	ln, err := netio.Listen(s.ClientPortConfig(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Serve(ln)
+	c2, _ := connect(t, s)
+	if data, _, err := c2.Get("/kept"); err != nil || string(data) != "v" {
+		t.Fatalf("Get /kept = %q, %v", data, err)
+	}
+	addr := s.Addr().String()
+	s.Close()
+	if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		conn.Close()
+		t.Fatal("the client port still accepts after Close")
 	}
 }

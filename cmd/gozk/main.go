@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/server"
 )
 
@@ -201,10 +202,18 @@ func runServer(c *cli.Context) error {
 	sc := server.FromConf(cfg, logger)
 	sc.EventLoops = applyProcs(sc.EventLoops)
 	mon.configure(&sc)
-	srv, err := server.Start(sc)
+	srv, err := server.Open(sc)
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
+	// The client port reaches the server through netio's Handler
+	// interface, which the server implements.
+	clientPort, err := netio.Listen(srv.ClientPortConfig(), srv)
+	if err != nil {
+		_ = srv.Close()
+		return cli.Exit(fmt.Sprintf("listening on %s: %v", sc.ClientAddr, err), exitRuntime)
+	}
+	srv.Serve(clientPort)
 	startGCPolicy() // after loading, which tunes the collector itself
 	if err := mon.start(srv); err != nil {
 		_ = srv.Close()
