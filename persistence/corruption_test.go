@@ -368,3 +368,23 @@ func TestDamagedTableMessageIsOneLine(t *testing.T) {
 		t.Fatalf("the message has more than one line:\n%s", err)
 	}
 }
+
+// TestFatalHandler: Pebble's fatal errors go to the process's handler when
+// one is set (gozk server logs and exits), else the goroutine panics.
+func TestFatalHandler(t *testing.T) {
+	type stopped struct{ msg string }
+	call := func() (got any) {
+		defer func() { got = recover() }()
+		pebbleLogger{log: zerolog.Nop()}.Fatalf("MANIFEST %s: %v", "000007", "no space left on device")
+		return nil
+	}
+	SetFatalHandler(func(msg string) { panic(stopped{msg}) })
+	defer SetFatalHandler(nil)
+	if got, ok := call().(stopped); !ok || got.msg != "pebble: MANIFEST 000007: no space left on device" {
+		t.Fatalf("handler got %#v", got)
+	}
+	SetFatalHandler(nil)
+	if got, ok := call().(string); !ok || !strings.Contains(got, "no space left on device") {
+		t.Fatalf("without a handler: %#v", got)
+	}
+}

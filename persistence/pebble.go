@@ -110,12 +110,35 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 }
 
 // Fatalf must not return (Pebble calls it when its commit pipeline is
-// broken). zerolog's Fatal exits only when that level is enabled, so log
-// and panic: the message also reaches stderr when logging is off.
+// broken: a WAL it cannot create or write, a MANIFEST it cannot sync). It
+// logs, then hands the message to the process's fatal handler
+// (SetFatalHandler), or panics when there is none: zerolog's Fatal exits
+// only when that level is enabled, and a panic's message reaches stderr
+// even when logging is off.
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf("pebble: "+format, args...)
 	p.log.WithLevel(zerolog.FatalLevel).Msg(msg)
+	if h := fatalHandler.Load(); h != nil {
+		(*h)(msg)
+	}
 	panic(msg)
+}
+
+var fatalHandler atomic.Pointer[func(msg string)]
+
+// SetFatalHandler sets what happens when a store meets a failure it
+// cannot go on from while running (Pebble's fatal errors: a WAL it cannot
+// create or write, a MANIFEST it cannot sync, as on a full disk): fn is
+// called with the message and must not return. Without a handler the
+// goroutine that met the failure panics. gozk server logs and exits;
+// every write it acknowledged is durable by then, and recovery finds it.
+// Failures while a store opens are returned by the open instead.
+func SetFatalHandler(fn func(msg string)) {
+	if fn == nil {
+		fatalHandler.Store(nil)
+		return
+	}
+	fatalHandler.Store(&fn)
 }
 
 // strayPebbleFiles lists the files in names that only an existing Pebble

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/netio"
+	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/server"
 )
 
@@ -202,6 +203,15 @@ func runServer(c *cli.Context) error {
 	sc := server.FromConf(cfg, logger)
 	sc.EventLoops = applyProcs(sc.EventLoops)
 	mon.configure(&sc)
+	// A store that fails while running in a way Pebble cannot go on from
+	// (a WAL or MANIFEST it cannot write) stops the process with one clear
+	// line, as the txn log's own failures do: every acknowledged write is
+	// durable, so nothing acknowledged is lost.
+	persistence.SetFatalHandler(func(msg string) {
+		logger.Error().Str("error", msg).Msg("the data store failed; the server stops")
+		fmt.Fprintln(os.Stderr, "gozk: server stopped: the data store failed: "+msg)
+		os.Exit(exitRuntime)
+	})
 	srv, err := server.Open(sc)
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
