@@ -146,11 +146,11 @@ const (
 // NEWLEADER, which loses data; the packets are the same). It is a pure
 // state machine: packets in, actions out; not safe for concurrent use.
 type Learner struct {
-	cfg           LearnerConfig
-	phase         phase
-	newEpoch      int64
-	mode          SyncMode
-	treeReplaced  bool // LoadSnapshot or TruncateLog asked for and not yet snapshotted
+	cfg          LearnerConfig
+	phase        phase
+	newEpoch     int64
+	mode         SyncMode
+	treeReplaced bool // LoadSnapshot or TruncateLog asked for and not yet snapshotted
 	// During the sync (Java's packetsNotLogged and packetsCommitted).
 	notLogged    []Txn
 	committed    []int64
