@@ -16,6 +16,7 @@
 #   make golden            regenerate proto's golden vectors with ZooKeeper's Java classes
 #   make quorum-oracle     regenerate quorum's fixture of Java's quorum verdicts
 #   make fle-oracle        regenerate fle's fixture of Java's election wire bytes
+#   make snapstream-oracle regenerate zkfiles' fixture of a Java leader's SNAP stream
 
 GO ?= go
 FUZZTIME ?= 60s
@@ -228,6 +229,13 @@ quorum-oracle:
 # fle-oracle: the notification bytes FastLeaderElection sends and what
 # QuorumCnxManager makes of the initial messages, for the cases in
 # fle/testdata/java-wire-cases.txt.
+# snapstream-oracle: the bytes a Java 3.8.0 leader streams to a learner
+# after SNAP (sessions, tree, signature), for zkfiles.DecodeSnapStream.
+.PHONY: snapstream-oracle
+snapstream-oracle:
+	$(call java-oracle,persistence/zkfiles/testdata/javaoracle,SnapStreamOracle,,persistence/zkfiles/testdata/java-snapstream.bin)
+	go test ./persistence/zkfiles/
+
 .PHONY: fle-oracle
 fle-oracle:
 	$(call java-oracle,fle/testdata/javaoracle,org.apache.zookeeper.server.quorum.FleOracle,fle/testdata/java-wire-cases.txt,fle/testdata/java-wire.txt)

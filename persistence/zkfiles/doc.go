@@ -19,6 +19,13 @@
 // one the way FileSnap.serialize does, byte for byte (the tests rewrite
 // snapshots Java 3.8.0 made and compare).
 //
+// A leader streams the same session table, ACL cache and nodes to a
+// learner after a SNAP packet, without the header, seals or digest, and
+// ends them with the string "BenWasHere"; DecodeSnapStream reads that
+// from the connection's reader and leaves the packets after it unread
+// (checked against the bytes Java 3.8.0's SerializeUtils writes,
+// testdata/java-snapstream.bin, from `make snapstream-oracle`).
+//
 // # Txn logs
 //
 // A log file is a FileHeader ("ZKLG", version 2, dbid 0) followed by

@@ -1,6 +1,7 @@
 package zkfiles
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -88,36 +89,10 @@ func DecodeSnapshot(r io.Reader, limit int, h SnapshotHandler) (SnapshotInfo, er
 			return info, err
 		}
 	}
-	n, err := c.int("session count")
-	if err != nil {
+	if err := decodeBody(c, &info, h); err != nil {
 		return info, err
 	}
-	if n < 0 {
-		return info, fmt.Errorf("zkfiles: negative session count %d", n)
-	}
-	for i := int32(0); i < n; i++ {
-		id, err := c.long("session id")
-		if err != nil {
-			return info, err
-		}
-		to, err := c.int("session timeout")
-		if err != nil {
-			return info, err
-		}
-		if h.Session != nil {
-			if err := h.Session(id, to); err != nil {
-				return info, err
-			}
-		}
-	}
-	info.Sessions = int(n)
-
-	if err := decodeACLs(c, &info, h); err != nil {
-		return info, err
-	}
-	if err := decodeNodes(c, &info, h); err != nil {
-		return info, err
-	}
+	var err error
 	if info.Checksum, err = checkSeal(c, "snapshot"); err != nil {
 		return info, err
 	}
@@ -142,6 +117,70 @@ func DecodeSnapshot(r io.Reader, limit int, h SnapshotHandler) (SnapshotInfo, er
 	info.HasLastProcessedZxid = true
 	if _, err := checkSeal(c, "lastProcessedZxid"); err != nil {
 		return info, err
+	}
+	return info, nil
+}
+
+// decodeBody reads what Java's SerializeUtils.serializeSnapshot writes:
+// the sessions with their timeouts, then the tree (ACL map, nodes up to
+// the "/" terminator).
+func decodeBody(c *checkedReader, info *SnapshotInfo, h SnapshotHandler) error {
+	n, err := c.int("session count")
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		return fmt.Errorf("zkfiles: negative session count %d", n)
+	}
+	for i := int32(0); i < n; i++ {
+		id, err := c.long("session id")
+		if err != nil {
+			return err
+		}
+		to, err := c.int("session timeout")
+		if err != nil {
+			return err
+		}
+		if h.Session != nil {
+			if err := h.Session(id, to); err != nil {
+				return err
+			}
+		}
+	}
+	info.Sessions = int(n)
+	if err := decodeACLs(c, info, h); err != nil {
+		return err
+	}
+	return decodeNodes(c, info, h)
+}
+
+// SnapSignature ends the tree a leader streams to a learner after SNAP.
+const SnapSignature = "BenWasHere"
+
+// ErrSnapSignature is returned when a SNAP stream does not end with
+// SnapSignature.
+var ErrSnapSignature = errors.New("zkfiles: the leader's snapshot lacks its signature")
+
+// DecodeSnapStream reads the tree a leader sends a learner after a SNAP
+// packet, as Java's Learner reads it (ZKDatabase.deserializeSnapshot,
+// then the "signature" string): sessions, ACL map and nodes as in a
+// snapshot file, but with no file header, no checksum seal and no digest
+// section, and then SnapSignature. It consumes nothing of r past the
+// signature, so the quorum packets that follow are read from r after it.
+// Header and Checksum of the result are zero. limit bounds every buffer
+// and string as in DecodeSnapshot.
+func DecodeSnapStream(r *bufio.Reader, limit int, h SnapshotHandler) (SnapshotInfo, error) {
+	var info SnapshotInfo
+	c := newCheckedBufReader(r, limit)
+	if err := decodeBody(c, &info, h); err != nil {
+		return info, err
+	}
+	sig, err := c.str("signature")
+	if err != nil {
+		return info, err
+	}
+	if sig != SnapSignature {
+		return info, fmt.Errorf("%w: got %q", ErrSnapSignature, sig)
 	}
 	return info, nil
 }

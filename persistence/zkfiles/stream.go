@@ -118,10 +118,16 @@ type checkedReader struct {
 }
 
 func newCheckedReader(r io.Reader, limit int) *checkedReader {
+	return newCheckedBufReader(bufio.NewReaderSize(r, 64<<10), limit)
+}
+
+// newCheckedBufReader reads from br itself, so that what follows the
+// decoded part stays in br for its owner.
+func newCheckedBufReader(br *bufio.Reader, limit int) *checkedReader {
 	if limit <= 0 {
 		limit = jute.DefaultFieldLimit
 	}
-	return &checkedReader{r: bufio.NewReaderSize(r, 64<<10), sum: adler32.New(), limit: limit}
+	return &checkedReader{r: br, sum: adler32.New(), limit: limit}
 }
 
 func (c *checkedReader) full(b []byte, field string) error {
