@@ -1,0 +1,37 @@
+package zab
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEpochsAtStart(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		lastZxid         int64
+		stored           StoredEpochs
+		cur, acc         int64
+		writeCur, wrtAcc bool
+		err              string
+	}{
+		{"both kept", 0x300000007, StoredEpochs{Current: 3, Accepted: 4, HasCurrent: true, HasAccepted: true}, 3, 4, false, false, ""},
+		{"new server", 0, StoredEpochs{}, 0, 0, true, true, ""},
+		{"upgraded: both from the zxid", 0x500000002, StoredEpochs{}, 5, 5, true, true, ""},
+		{"current behind the zxid, tmp left", 0x500000001, StoredEpochs{Current: 4, Accepted: 5, HasCurrent: true, HasAccepted: true, CurrentTmp: 5, HasCurrentTmp: true}, 5, 5, true, false, ""},
+		{"current behind the zxid", 0x500000001, StoredEpochs{Current: 4, Accepted: 5, HasCurrent: true, HasAccepted: true}, 0, 0, false, false, "older than the last zxid"},
+		{"accepted behind current", 0x300000001, StoredEpochs{Current: 3, Accepted: 2, HasCurrent: true, HasAccepted: true}, 0, 0, false, false, "less than the current epoch"},
+		{"accepted missing, current ahead of the zxid", 0x200000001, StoredEpochs{Current: 3, HasCurrent: true}, 0, 0, false, false, "less than the current epoch"},
+		{"current ahead of the zxid is fine", 0x200000009, StoredEpochs{Current: 3, Accepted: 3, HasCurrent: true, HasAccepted: true}, 3, 3, false, false, ""},
+	} {
+		cur, acc, wc, wa, err := EpochsAtStart(c.lastZxid, c.stored)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cur != c.cur || acc != c.acc || wc != c.writeCur || wa != c.wrtAcc {
+			t.Errorf("%s: (%d, %d, %v, %v, %v), want (%d, %d, %v, %v)", c.name, cur, acc, wc, wa, err, c.cur, c.acc, c.writeCur, c.wrtAcc)
+		}
+	}
+}
