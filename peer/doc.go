@@ -10,4 +10,15 @@
 // re-opened). Between elections it goes on answering the servers still
 // looking with the outcome, and with the epoch this server synced to once
 // UpdatePeerEpoch says so, so that a restarted server finds the leader.
+//
+// FollowLeader is the learner's connection to its leader: it runs
+// zab.Learner over the quorum port and carries out its actions in order
+// on a LearnerStore (epochs, log, tree, snapshots, serving) and
+// LearnerHooks (election vote, session touch table, revalidations,
+// syncs). Reads are bounded by initLimit until the sync is over and by
+// syncLimit after it; a SNAP's tree is read from the connection by the
+// store; ACKs wait for the store to report the txns durable. Tests play a
+// Java leader's packet sequences against it. What it does not have yet is
+// a store backed by the server: that comes with the server's ensemble
+// pipeline.
 package peer

@@ -1,0 +1,247 @@
+package peer
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/zab"
+)
+
+// LearnerStore carries out what zab.Learner asks of a learner's data:
+// epochs, the log, the tree, snapshots and the start of serving. Each
+// call returns once done, except LogTxn, whose durability is reported
+// later on Logged (a group commit makes many txns durable at once).
+type LearnerStore interface {
+	PersistAcceptedEpoch(epoch int64) error
+	PersistCurrentEpoch(epoch int64) error
+	// TruncateLog drops every logged txn after zxid, and every snapshot
+	// newer than it, and reloads the tree.
+	TruncateLog(zxid int64) error
+	// LoadSnapshot reads the tree the leader streams after SNAP
+	// (zkfiles.DecodeSnapStream) from r, which it must not read past the
+	// stream's signature, and makes it the tree, at zxid.
+	LoadSnapshot(r *bufio.Reader, zxid int64) error
+	TakeSnapshot(sync bool) error
+	ApplyTxn(txn zab.Txn) error
+	LogTxn(txn zab.Txn) error
+	// FlushLog returns once every txn logged so far is durable.
+	FlushLog() error
+	CommitTxn(zxid int64) error
+	StartServing() error
+	// Logged delivers the zxid up to which logged txns are durable,
+	// rising, as group commits complete.
+	Logged() <-chan int64
+}
+
+// LearnerHooks are the parts of a learner's work outside its data: the
+// election vote, the session tables and pending syncs.
+type LearnerHooks struct {
+	// UpdateElectionVote is Elector.UpdatePeerEpoch.
+	UpdateElectionVote func(epoch int64)
+	// TouchTable returns the sessions seen since the last ping, for the
+	// PING reply (zab.AppendTouchTable).
+	TouchTable func() []zab.SessionTouch
+	// Revalidated and SyncDone answer a client waiting on this server.
+	Revalidated func(session int64, valid bool)
+	SyncDone    func(p proto.QuorumPacket)
+}
+
+// LearnerConn is how a learner reaches its leader.
+type LearnerConn struct {
+	// LeaderAddr is the leader's quorum address.
+	LeaderAddr string
+	// InitTimeout bounds connecting and every read until the sync is
+	// over (initLimit x tickTime); SyncTimeout bounds every read after
+	// it (syncLimit x tickTime): a leader silent that long is lost.
+	InitTimeout time.Duration
+	SyncTimeout time.Duration
+	// MaxPacket bounds a packet's data (jute.maxbuffer plus its extra
+	// size).
+	MaxPacket int
+	Logger    zerolog.Logger
+}
+
+// ErrLeaderLost is wrapped by FollowLeader's error when the connection to
+// the leader ends (closed, or silent past its timeout): the server goes
+// back to electing.
+var ErrLeaderLost = errors.New("peer: leader lost")
+
+// FollowLeader connects to the leader and runs learner l (fresh, not
+// started) with it until the connection ends or ctx is done. It returns
+// an error wrapping ErrLeaderLost when the leader goes away, a
+// *zab.FatalError when the server must stop, or another error for a
+// leader that broke the protocol; in each case the caller goes back to
+// electing, except for a FatalError.
+func FollowLeader(ctx context.Context, c LearnerConn, l *zab.Learner, store LearnerStore, hooks LearnerHooks) error {
+	d := net.Dialer{Timeout: c.InitTimeout}
+	conn, err := d.DialContext(ctx, "tcp", c.LeaderAddr)
+	if err != nil {
+		return fmt.Errorf("%w: connecting to %s: %w", ErrLeaderLost, c.LeaderAddr, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	r := &learnerRun{c: c, l: l, store: store, hooks: hooks, conn: conn, br: bufio.NewReaderSize(conn, 64<<10)}
+	return r.run(ctx)
+}
+
+type learnerRun struct {
+	c     LearnerConn
+	l     *zab.Learner
+	store LearnerStore
+	hooks LearnerHooks
+	conn  net.Conn
+	br    *bufio.Reader
+	out   []byte
+}
+
+type readResult struct {
+	p   proto.QuorumPacket
+	err error
+}
+
+func (r *learnerRun) run(ctx context.Context) error {
+	if err := r.do(r.l.Start()); err != nil {
+		return err
+	}
+	// Packets are read on their own goroutine so that durability reports
+	// (and the ACKs they release) are not held behind a read. A SNAP's
+	// stream is read by LoadSnapshot in the middle of the packets, so the
+	// reader waits for each packet's actions before reading the next.
+	packets := make(chan readResult)
+	// next hands the reader the timeout of its next read once the
+	// previous packet's actions are done (and the reader's buffer is its
+	// own again).
+	next := make(chan time.Duration)
+	go func() {
+		defer close(packets)
+		timeout := r.c.InitTimeout
+		for {
+			if timeout > 0 {
+				r.conn.SetReadDeadline(time.Now().Add(timeout))
+			}
+			p, err := zab.ReadPacket(r.br, r.c.MaxPacket)
+			select {
+			case packets <- readResult{p, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case timeout = <-next:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case upTo := <-r.store.Logged():
+			if err := r.do(r.l.Logged(upTo)); err != nil {
+				return err
+			}
+		case res, ok := <-packets:
+			if !ok {
+				return ctx.Err()
+			}
+			if res.err != nil {
+				return fmt.Errorf("%w: reading from %s: %w", ErrLeaderLost, r.c.LeaderAddr, res.err)
+			}
+			actions, err := r.l.Receive(res.p)
+			for _, w := range r.l.TakeWarnings() {
+				r.c.Logger.Warn().Str("leader", r.c.LeaderAddr).Msg(w)
+			}
+			if err != nil {
+				return err
+			}
+			if err := r.do(actions); err != nil {
+				return err
+			}
+			timeout := r.c.InitTimeout
+			if r.l.Serving() {
+				timeout = r.c.SyncTimeout
+			}
+			next <- timeout
+		}
+	}
+}
+
+// do carries out actions in order, each complete before the next.
+func (r *learnerRun) do(actions []zab.Action) error {
+	for _, a := range actions {
+		var err error
+		switch a.Kind {
+		case zab.SendPacket:
+			err = r.send(a.Packet)
+		case zab.PersistAcceptedEpoch:
+			err = r.store.PersistAcceptedEpoch(a.Epoch)
+		case zab.PersistCurrentEpoch:
+			err = r.store.PersistCurrentEpoch(a.Epoch)
+		case zab.TruncateLog:
+			if err = r.store.TruncateLog(a.Zxid); err != nil {
+				// A log that cannot be truncated cannot be trusted.
+				return &zab.FatalError{Code: zab.ExitQuorumPacketError, Msg: fmt.Sprintf("peer: truncating the log to 0x%x: %v", a.Zxid, err)}
+			}
+		case zab.LoadSnapshot:
+			err = r.store.LoadSnapshot(r.br, a.Zxid)
+		case zab.TakeSnapshot:
+			err = r.store.TakeSnapshot(a.Sync)
+		case zab.ApplyTxn:
+			err = r.store.ApplyTxn(a.Txn)
+		case zab.LogTxn:
+			err = r.store.LogTxn(a.Txn)
+		case zab.FlushLog:
+			err = r.store.FlushLog()
+		case zab.CommitTxn:
+			err = r.store.CommitTxn(a.Zxid)
+		case zab.StartServing:
+			err = r.store.StartServing()
+		case zab.UpdateElectionVote:
+			if r.hooks.UpdateElectionVote != nil {
+				r.hooks.UpdateElectionVote(a.Epoch)
+			}
+		case zab.ReplyPing:
+			p := a.Packet
+			var touches []zab.SessionTouch
+			if r.hooks.TouchTable != nil {
+				touches = r.hooks.TouchTable()
+			}
+			p.Data = zab.AppendTouchTable([]byte{}, touches)
+			err = r.send(p)
+		case zab.Revalidated:
+			if r.hooks.Revalidated != nil {
+				r.hooks.Revalidated(a.Session, a.Valid)
+			}
+		case zab.SyncDone:
+			if r.hooks.SyncDone != nil {
+				r.hooks.SyncDone(a.Packet)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("peer: %s: %w", a.Kind, err)
+		}
+	}
+	return nil
+}
+
+func (r *learnerRun) send(p proto.QuorumPacket) error {
+	r.out = zab.AppendPacket(r.out[:0], &p)
+	if r.c.SyncTimeout > 0 {
+		r.conn.SetWriteDeadline(time.Now().Add(r.c.SyncTimeout))
+	}
+	if _, err := r.conn.Write(r.out); err != nil {
+		return fmt.Errorf("%w: writing to %s: %w", ErrLeaderLost, r.c.LeaderAddr, err)
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package peer
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/persistence/zkfiles"
+	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/zab"
+)
+
+// recordingStore is a LearnerStore that records what it is asked, loads a
+// SNAP stream by decoding it, and makes each logged txn durable at once.
+type recordingStore struct {
+	mu     sync.Mutex
+	calls  []string
+	nodes  int
+	logged chan int64
+}
+
+func newRecordingStore() *recordingStore { return &recordingStore{logged: make(chan int64, 64)} }
+
+func (s *recordingStore) record(format string, args ...any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, fmt.Sprintf(format, args...))
+	return nil
+}
+
+func (s *recordingStore) PersistAcceptedEpoch(e int64) error { return s.record("accepted %d", e) }
+func (s *recordingStore) PersistCurrentEpoch(e int64) error  { return s.record("current %d", e) }
+func (s *recordingStore) TruncateLog(z int64) error          { return s.record("truncate 0x%x", z) }
+func (s *recordingStore) LoadSnapshot(r *bufio.Reader, z int64) error {
+	info, err := zkfiles.DecodeSnapStream(r, 0, zkfiles.SnapshotHandler{})
+	if err != nil {
+		return err
+	}
+	s.nodes = info.Nodes
+	return s.record("load snapshot 0x%x (%d nodes, %d sessions)", z, info.Nodes, info.Sessions)
+}
+func (s *recordingStore) TakeSnapshot(sync bool) error { return s.record("snapshot sync=%v", sync) }
+func (s *recordingStore) ApplyTxn(t zab.Txn) error     { return s.record("apply 0x%x", t.Zxid) }
+func (s *recordingStore) LogTxn(t zab.Txn) error {
+	s.logged <- t.Zxid
+	return s.record("log 0x%x", t.Zxid)
+}
+func (s *recordingStore) FlushLog() error         { return s.record("flush") }
+func (s *recordingStore) CommitTxn(z int64) error { return s.record("commit 0x%x", z) }
+func (s *recordingStore) StartServing() error     { return s.record("serve") }
+func (s *recordingStore) Logged() <-chan int64    { return s.logged }
+func (s *recordingStore) Calls() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.calls, "; ")
+}
+
+// scriptedLeader plays a Java leader's side of one learner connection.
+type scriptedLeader struct {
+	t    *testing.T
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+func (l *scriptedLeader) send(t zab.PacketType, zxid int64, data []byte) {
+	l.t.Helper()
+	p := proto.QuorumPacket{Type: int32(t), Zxid: zxid, Data: data}
+	if _, err := l.conn.Write(zab.AppendPacket(nil, &p)); err != nil {
+		l.t.Errorf("leader writing %s: %v", t, err)
+	}
+}
+
+func (l *scriptedLeader) expect(t zab.PacketType, zxid int64) proto.QuorumPacket {
+	l.t.Helper()
+	l.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	p, err := zab.ReadPacket(l.br, jute.DefaultMaxBuffer)
+	if err != nil {
+		l.t.Errorf("leader waiting for %s 0x%x: %v", t, zxid, err)
+		return p
+	}
+	if zab.PacketType(p.Type) != t || p.Zxid != zxid {
+		l.t.Errorf("leader got %s 0x%x, want %s 0x%x", zab.PacketType(p.Type), p.Zxid, t, zxid)
+	}
+	return p
+}
+
+func txnBytes(zxid int64) []byte {
+	b := binary.BigEndian.AppendUint64(nil, 0x5)
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint64(b, uint64(zxid))
+	b = binary.BigEndian.AppendUint64(b, 0)
+	b = binary.BigEndian.AppendUint32(b, uint32(proto.OpSetData))
+	return append(b, "record"...)
+}
+
+// leaderOnLoopback accepts one learner and runs script on it.
+func leaderOnLoopback(t *testing.T, script func(l *scriptedLeader)) (string, <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer ln.Close()
+		conn, err := ln.Accept()
+		if err != nil {
+			t.Errorf("accept: %v", err)
+			return
+		}
+		defer conn.Close()
+		script(&scriptedLeader{t: t, conn: conn, br: bufio.NewReader(conn)})
+	}()
+	return ln.Addr().String(), done
+}
+
+func follow(t *testing.T, addr string, l *zab.Learner, store LearnerStore, hooks LearnerHooks) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
+		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, l, store, hooks)
+}
+
+// TestFollowerSyncsBySnapFromAScriptedLeader plays what a Java 3.8.0
+// leader sends a follower that needs a SNAP: the snapshot stream Java
+// writes (zkfiles' fixture), a committed and an outstanding proposal, a
+// COMMIT between NEWLEADER and UPTODATE, then the broadcast.
+func TestFollowerSyncsBySnapFromAScriptedLeader(t *testing.T) {
+	snap, err := os.ReadFile("../persistence/zkfiles/testdata/java-snapstream.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pingReply proto.QuorumPacket
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		info := l.expect(zab.FollowerInfo, 0x100000000)
+		if li, _ := zab.LearnerInfoOf(info.Data); li.Serverid != 2 {
+			t.Errorf("FOLLOWERINFO names server %d", li.Serverid)
+		}
+		l.send(zab.LeaderInfo, 0x200000000, zab.IntBody(zab.ProtocolVersion))
+		l.expect(zab.AckEpoch, 0x100000003)
+		l.send(zab.Snap, 0x100000006, nil)
+		l.conn.Write(snap)
+		l.send(zab.Proposal, 0x100000007, txnBytes(0x100000007))
+		l.send(zab.Commit, 0x100000007, nil)
+		l.send(zab.Proposal, 0x100000008, txnBytes(0x100000008))
+		l.send(zab.NewLeader, 0x200000000, nil)
+		l.expect(zab.Ack, 0x200000000)
+		l.send(zab.Commit, 0x100000008, nil)
+		l.send(zab.UpToDate, -1, nil)
+		l.expect(zab.Ack, 0x200000000)
+		l.expect(zab.Ack, 0x100000008)
+		l.send(zab.Proposal, 0x200000001, txnBytes(0x200000001))
+		l.expect(zab.Ack, 0x200000001)
+		l.send(zab.Commit, 0x200000001, nil)
+		l.send(zab.Ping, 0x200000001, nil)
+		pingReply = l.expect(zab.Ping, 0x200000001)
+	})
+	store := newRecordingStore()
+	var vote int64
+	err = follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2, AcceptedEpoch: 1, CurrentEpoch: 1, LastZxid: 0x100000003}), store, LearnerHooks{
+		UpdateElectionVote: func(e int64) { vote = e },
+		TouchTable:         func() []zab.SessionTouch { return []zab.SessionTouch{{ID: 0x200000000000001, Timeout: 30000}} },
+	})
+	<-done
+	if !errors.Is(err, ErrLeaderLost) {
+		t.Fatalf("FollowLeader = %v, want the leader lost when it hangs up", err)
+	}
+	want := "accepted 2; load snapshot 0x100000006 (10 nodes, 2 sessions); apply 0x100000007; snapshot sync=true; current 2; " +
+		"serve; log 0x100000008; commit 0x100000008; log 0x200000001; commit 0x200000001"
+	if got := store.Calls(); got != want {
+		t.Fatalf("store calls:\n got %s\nwant %s", got, want)
+	}
+	if vote != 2 {
+		t.Errorf("election vote updated to epoch %d, want 2", vote)
+	}
+	if touches, err := zab.ReadTouchTable(pingReply.Data); err != nil || len(touches) != 1 || touches[0].Timeout != 30000 {
+		t.Errorf("PING reply carries %v, %v", touches, err)
+	}
+}
+
+func TestSilentLeaderIsLost(t *testing.T) {
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		l.expect(zab.FollowerInfo, 0)
+		time.Sleep(2 * time.Second) // says nothing for longer than initLimit
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 300 * time.Millisecond, SyncTimeout: 300 * time.Millisecond,
+		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{})
+	<-done
+	if !errors.Is(err, ErrLeaderLost) {
+		t.Fatalf("FollowLeader = %v, want the leader lost", err)
+	}
+}
+
+func TestUnexpectedSyncPacketStopsTheServer(t *testing.T) {
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		l.expect(zab.FollowerInfo, 0)
+		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
+		l.expect(zab.AckEpoch, 0)
+		l.send(zab.Proposal, 0x100000001, txnBytes(0x100000001))
+		l.br.ReadByte() // until the learner hangs up
+	})
+	err := follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{})
+	<-done
+	var fatal *zab.FatalError
+	if !errors.As(err, &fatal) || fatal.Code != zab.ExitQuorumPacketError {
+		t.Fatalf("FollowLeader = %v, want a FatalError with exit status 13", err)
+	}
+}
+
+func TestNoLeaderThere(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	if err := follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{}); !errors.Is(err, ErrLeaderLost) {
+		t.Fatalf("FollowLeader = %v, want the leader lost", err)
+	}
+}
