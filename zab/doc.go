@@ -22,4 +22,10 @@
 // connection, the disk and the timers (initLimit, syncLimit), and tells
 // the learner when logged txns are durable (Logged), which is when a
 // follower acknowledges them.
+//
+// On the leader's side, PlanSync decides how a learner is brought up to
+// date exactly as Java 3.8.0's LearnerHandler.syncFollower decides (DIFF
+// or TRUNC from the committed log, the txn log then the committed log, or
+// SNAP), held to the cases of Java's own LearnerHandlerTest. EpochsAtStart
+// applies Java's start-up rules to the epoch records.
 package zab
