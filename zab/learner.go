@@ -298,21 +298,27 @@ func txnOf(t PacketType, data []byte) (Txn, error) {
 	return Txn{Zxid: int64(binary.BigEndian.Uint64(data[12:])), Data: data}, nil
 }
 
-func (l *Learner) queued(t PacketType, txn Txn) {
+// queue reads the txn a PROPOSAL or INFORM carries and notes its zxid,
+// warning as Java does when it is not the one after the previous.
+func (l *Learner) queue(t PacketType, data []byte) (Txn, error) {
+	txn, err := txnOf(t, data)
+	if err != nil {
+		return txn, err
+	}
 	if txn.Zxid != l.lastQueued+1 && l.lastQueued != 0 {
 		l.warn("got %s for zxid 0x%x, expected 0x%x", t, txn.Zxid, l.lastQueued+1)
 	}
 	l.lastQueued = txn.Zxid
+	return txn, nil
 }
 
 func (l *Learner) sync(t PacketType, p proto.QuorumPacket) ([]Action, error) {
 	switch t {
 	case Proposal:
-		txn, err := txnOf(t, p.Data)
+		txn, err := l.queue(t, p.Data)
 		if err != nil {
 			return nil, err
 		}
-		l.queued(t, txn)
 		l.notLogged = append(l.notLogged, txn)
 		return nil, nil
 	case Commit:
@@ -332,11 +338,10 @@ func (l *Learner) sync(t PacketType, p proto.QuorumPacket) ([]Action, error) {
 		l.notLogged = l.notLogged[1:]
 		return []Action{{Kind: ApplyTxn, Txn: head}}, nil
 	case Inform:
-		txn, err := txnOf(t, p.Data)
+		txn, err := l.queue(t, p.Data)
 		if err != nil {
 			return nil, err
 		}
-		l.queued(t, txn)
 		if !l.writeToLog {
 			return []Action{{Kind: ApplyTxn, Txn: txn}}, nil
 		}
@@ -474,11 +479,10 @@ func (l *Learner) broadcast(t PacketType, p proto.QuorumPacket) ([]Action, error
 	if l.cfg.Observer {
 		switch t {
 		case Inform:
-			txn, err := txnOf(t, p.Data)
+			txn, err := l.queue(t, p.Data)
 			if err != nil {
 				return nil, err
 			}
-			l.queued(t, txn)
 			return []Action{{Kind: LogTxn, Txn: txn}, {Kind: CommitTxn, Zxid: txn.Zxid}}, nil
 		case Proposal, Commit:
 			l.warn("observer ignoring %s for 0x%x", t, p.Zxid)
@@ -487,11 +491,10 @@ func (l *Learner) broadcast(t PacketType, p proto.QuorumPacket) ([]Action, error
 	} else {
 		switch t {
 		case Proposal:
-			txn, err := txnOf(t, p.Data)
+			txn, err := l.queue(t, p.Data)
 			if err != nil {
 				return nil, err
 			}
-			l.queued(t, txn)
 			l.pending = append(l.pending, txn.Zxid)
 			l.awaitAck = append(l.awaitAck, txn.Zxid)
 			return []Action{{Kind: LogTxn, Txn: txn}}, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -83,26 +82,10 @@ func StartPeer(ctx context.Context, opts PeerOptions) (*Server, error) {
 // execUnready starts the JVM and waits until the client port answers
 // ruok, serving or not.
 func (s *Server) execUnready(ctx context.Context) error {
-	logFile, err := os.OpenFile(s.LogPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	exited, err := s.startJVM()
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
-	cmd := newCommand(s.java, s.args, s.Dir, logFile)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	exited := make(chan struct{})
-	s.mu.Lock()
-	s.cmd, s.exited = cmd, exited
-	s.mu.Unlock()
-	go func() {
-		err := cmd.Wait()
-		s.mu.Lock()
-		s.waitErr = err
-		s.mu.Unlock()
-		close(exited)
-	}()
 	for {
 		if out, err := FourLetterWord(s.Addr, "ruok"); err == nil && out == "imok" {
 			return nil
@@ -154,14 +137,4 @@ func (s *Server) WaitMode(ctx context.Context, modes ...string) (string, error) 
 func (s *Server) Log() string {
 	b, _ := os.ReadFile(s.LogPath)
 	return string(b)
-}
-
-// newCommand is the JVM's command: output to logFile, killed with the
-// test process.
-func newCommand(java string, args []string, dir string, logFile *os.File) *exec.Cmd {
-	cmd := exec.Command(java, args...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	setProcAttr(cmd)
-	return cmd
 }

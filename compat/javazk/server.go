@@ -214,9 +214,25 @@ func launch(ctx context.Context, inst Installation, dir string, opts Options) (*
 // exec starts the JVM with the server's arguments, appending to its log,
 // and waits until it serves.
 func (s *Server) exec(ctx context.Context) error {
-	logFile, err := os.OpenFile(s.LogPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	exited, err := s.startJVM()
 	if err != nil {
 		return err
+	}
+	version, err := WaitServing(ctx, s.Addr, true, exited)
+	if err != nil {
+		s.kill()
+		return fmt.Errorf("java ZooKeeper on %s did not start: %w\n%s", s.Addr, err, tail(s.LogPath, 2048))
+	}
+	s.Version = version
+	return nil
+}
+
+// startJVM starts the JVM with the server's arguments, its output
+// appended to the log, and returns a channel closed when it exits.
+func (s *Server) startJVM() (<-chan struct{}, error) {
+	logFile, err := os.OpenFile(s.LogPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
 	}
 	defer logFile.Close() // the child keeps its own descriptor
 	cmd := exec.Command(s.java, s.args...)
@@ -224,7 +240,7 @@ func (s *Server) exec(ctx context.Context) error {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	setProcAttr(cmd)
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	exited := make(chan struct{})
 	s.mu.Lock()
@@ -237,14 +253,7 @@ func (s *Server) exec(ctx context.Context) error {
 		s.mu.Unlock()
 		close(exited)
 	}()
-
-	version, err := WaitServing(ctx, s.Addr, true, exited)
-	if err != nil {
-		s.kill()
-		return fmt.Errorf("java ZooKeeper on %s did not start: %w\n%s", s.Addr, err, tail(s.LogPath, 2048))
-	}
-	s.Version = version
-	return nil
+	return exited, nil
 }
 
 // kill ends the JVM with SIGKILL, if it runs, and waits for it to exit.
