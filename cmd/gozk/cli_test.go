@@ -135,31 +135,9 @@ func TestServerLogAndFourLetterWords(t *testing.T) {
 	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=2000\ndataDir=%s/data\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
 		"4lw.commands.whitelist=ruok,isro\nautopurge.snapRetainCount=1\nadmin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n", dir, port, freePort(t)))
 	logPath := filepath.Join(dir, "gozk.log")
-	srv := exec.Command(gozkBin, "server", "--config", cfg, "--log-file", logPath, "--log-format", "json")
-	var stderr bytes.Buffer
-	srv.Stderr = &stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Wait() }()
-	defer func() {
-		if srv.ProcessState == nil {
-			_ = srv.Process.Kill()
-			<-done
-		}
-	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		out, _, code := gozk(t, nil, "4lw", "ruok", "--server", addr, "--timeout", "1s")
-		if code == 0 && out == "imok\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not answer ruok: %q %d\nstderr: %s", out, code, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	proc := startServerProcess(t, nil, "server", "--config", cfg, "--log-file", logPath, "--log-format", "json")
+	proc.waitRuok(t, addr)
+	srv, done, stderr := proc.cmd, proc.done, &proc.stderr
 	if out, _, code := gozk(t, nil, "4lw", "-s", addr, "isro"); code != 0 || out != "rw\n" {
 		t.Errorf("isro: exit %d, %q", code, out)
 	}
@@ -280,5 +258,49 @@ c gozk completion z`
 	}
 	if got, want := string(out), "4lw\nmntr\n--log-format --log-file\nzsh\n"; got != want {
 		t.Fatalf("completions %q, want %q", got, want)
+	}
+}
+
+// serverProcess is a `gozk server` a test started; it is killed when the
+// test ends unless it has exited by then.
+type serverProcess struct {
+	cmd    *exec.Cmd
+	done   chan error // receives Wait's result, once
+	stderr bytes.Buffer
+}
+
+// startServerProcess starts gozkBin with args (env, when not nil, as its
+// environment).
+func startServerProcess(t *testing.T, env []string, args ...string) *serverProcess {
+	t.Helper()
+	p := &serverProcess{cmd: exec.Command(gozkBin, args...), done: make(chan error, 1)}
+	p.cmd.Env = env
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// waitRuok waits until the server at addr answers ruok.
+func (p *serverProcess) waitRuok(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, _, code := gozk(t, nil, "4lw", "ruok", "--server", addr, "--timeout", "1s")
+		if code == 0 && out == "imok\n" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer ruok: %q %d\nstderr: %s", out, code, p.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -27,31 +25,9 @@ func TestDataToolsBesideServer(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
 		"admin.enableServer=false\n4lw.commands.whitelist=ruok\n", dataDir, port))
-	srv := exec.Command(gozkBin, "server", "--config", cfg)
-	var serverErr bytes.Buffer
-	srv.Stderr = &serverErr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Wait() }()
-	defer func() {
-		if srv.ProcessState == nil {
-			_ = srv.Process.Kill()
-			<-done
-		}
-	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		out, _, code := gozk(t, nil, "4lw", "ruok", "--server", addr, "--timeout", "1s")
-		if code == 0 && out == "imok\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not answer ruok: %q %d\nstderr: %s", out, code, serverErr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	proc := startServerProcess(t, nil, "server", "--config", cfg)
+	proc.waitRuok(t, addr)
+	srv, done, serverErr := proc.cmd, proc.done, &proc.stderr
 
 	held := fmt.Sprintf("held by a running gozk server (pid %d: ", srv.Process.Pid)
 	for _, args := range [][]string{

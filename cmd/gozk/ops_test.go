@@ -149,21 +149,8 @@ func TestPIDFileAndSystemdNotify(t *testing.T) {
 	}
 	defer notify.Close()
 
-	srv := exec.Command(gozkBin, "server", "--config", cfg, "--pid-file", pidFile)
-	srv.Env = append(os.Environ(), "NOTIFY_SOCKET="+sock)
-	var stderr bytes.Buffer
-	srv.Stderr = &stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Wait() }()
-	defer func() {
-		if srv.ProcessState == nil {
-			_ = srv.Process.Kill()
-			<-done
-		}
-	}()
+	proc := startServerProcess(t, append(os.Environ(), "NOTIFY_SOCKET="+sock), "server", "--config", cfg, "--pid-file", pidFile)
+	srv, done, stderr := proc.cmd, proc.done, &proc.stderr
 
 	readNotify := func() string {
 		t.Helper()
