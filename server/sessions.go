@@ -28,7 +28,7 @@ type session struct {
 // each tick boundary to close what is due (see expireLoop).
 type sessionTracker struct {
 	tickTime int64
-	now      func() int64 // wall ms; tests drive it by hand
+	now      func() int64 // ms, monotonic from the wall clock at start; tests drive it by hand
 
 	mu       sync.Mutex
 	sessions map[int64]*session
@@ -44,12 +44,17 @@ func firstSessionID(serverID int64, nowMillis int64) int64 {
 }
 
 func newSessionTracker(tickTime time.Duration, serverID int64) *sessionTracker {
+	start := time.Now()
+	startMillis := start.UnixMilli()
 	return &sessionTracker{
 		tickTime: tickTime.Milliseconds(),
-		now:      func() int64 { return time.Now().UnixMilli() },
+		// Deadlines run on the monotonic clock, as Java's expiry queue
+		// runs on its elapsed time: a step of the wall clock (NTP, a
+		// manual date) neither expires sessions early nor keeps them.
+		now:      func() int64 { return startMillis + time.Since(start).Milliseconds() },
 		sessions: map[int64]*session{},
 		buckets:  map[int64]map[int64]*session{},
-		nextID:   firstSessionID(serverID, time.Now().UnixMilli()),
+		nextID:   firstSessionID(serverID, startMillis),
 	}
 }
 
