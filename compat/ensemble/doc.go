@@ -5,8 +5,8 @@
 // driver (packages quorum/electionport and peer) run in the test process
 // beside Java QuorumPeerMain processes started by compat/javazk, and must
 // reach the same decision Java reaches, whichever kind of server wins,
-// and whether gozk starts with the others or joins an ensemble that
-// already has its leader. Java's logs are checked too: Java must take
+// whether gozk starts with the others or joins an ensemble that already
+// has its leader, and as an observer. Java's logs are checked too: Java must take
 // every notification gozk sends (its configuration text included) without
 // an error.
 package ensemble

@@ -33,6 +33,12 @@ type mixed struct {
 
 func newMixed(t *testing.T, ids ...int64) *mixed {
 	t.Helper()
+	return newMixedWithObservers(t, ids, nil)
+}
+
+// newMixedWithObservers is newMixed with observer lines for observers.
+func newMixedWithObservers(t *testing.T, ids, observers []int64) *mixed {
+	t.Helper()
 	if _, err := javazk.Lookup(); err != nil {
 		if javazk.JavaRequired() {
 			t.Fatal(err)
@@ -40,7 +46,11 @@ func newMixed(t *testing.T, ids ...int64) *mixed {
 		t.Skipf("skipping: %v", err)
 	}
 	m := &mixed{t: t, dir: t.TempDir(), client: map[int64]int{}, java: map[int64]*javazk.Server{}}
-	for _, id := range ids {
+	isObserver := map[int64]bool{}
+	for _, id := range observers {
+		isObserver[id] = true
+	}
+	for _, id := range append(append([]int64(nil), ids...), observers...) {
 		var ports [3]int
 		for i := range ports {
 			p, err := javazk.FreePort()
@@ -50,7 +60,11 @@ func newMixed(t *testing.T, ids ...int64) *mixed {
 			ports[i] = p
 		}
 		m.client[id] = ports[2]
-		m.servers = append(m.servers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d:participant;127.0.0.1:%d", id, ports[0], ports[1], ports[2]))
+		role := "participant"
+		if isObserver[id] {
+			role = "observer"
+		}
+		m.servers = append(m.servers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d:%s;127.0.0.1:%d", id, ports[0], ports[1], role, ports[2]))
 	}
 	return m
 }
@@ -240,4 +254,24 @@ func TestGozkJoinsRunningEnsemble(t *testing.T) {
 	}
 	checkJavaLog(t, 2, j2)
 	checkJavaLog(t, 3, j3)
+}
+
+// TestGozkObserverLearnsJavaLeader: two Java voters and a gozk observer
+// (its server line says observer). The voters elect among themselves; the
+// observer votes for nobody and learns the leader from their answers.
+func TestGozkObserverLearnsJavaLeader(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	m := newMixedWithObservers(t, []int64{1, 2}, []int64{3})
+	j1, j2 := m.startJava(ctx, 1), m.startJava(ctx, 2)
+	if _, err := j2.WaitMode(ctx, "leader"); err != nil {
+		t.Fatal(err)
+	}
+	g := m.startGozk(3)
+	r := g.elect(t, ctx)
+	if r.Vote.Leader != 2 || r.State != fle.Observing {
+		t.Fatalf("gozk observer decided leader %d as %v; Java's leader is 2", r.Vote.Leader, r.State)
+	}
+	checkJavaLog(t, 1, j1)
+	checkJavaLog(t, 2, j2)
 }
