@@ -2,15 +2,10 @@ package diff
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
-	"github.com/gozk/gozk/compat/javazk"
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/server"
 )
@@ -22,29 +17,11 @@ import (
 // server.Start, as cmd/gozk does.
 func startInProcess(tb testing.TB, cfg ServerConfig) (string, error) {
 	dir := tb.TempDir()
-	port, err := javazk.FreePort()
+	cfgPath, _, flags, err := writeGozkConfig(dir, cfg)
 	if err != nil {
 		return "", err
 	}
-	dataDir := filepath.Join(dir, "data")
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return "", err
-	}
-	cfgPath := filepath.Join(dir, "zoo.cfg")
-	text := javazk.Config{DataDir: dataDir, Port: port, Extra: cfg.Config}.Render()
-	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
-		return "", err
-	}
-	keys := make([]string, 0, len(cfg.SystemProperties))
-	for k := range cfg.SystemProperties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	flags := make([]string, len(keys))
-	for i, k := range keys {
-		flags[i] = "-D" + k + "=" + cfg.SystemProperties[k]
-	}
-	c, err := conf.Load(cfgPath, strings.Join(flags, " "))
+	c, err := conf.Load(cfgPath, flags)
 	if err != nil {
 		return "", err
 	}

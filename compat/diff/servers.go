@@ -99,26 +99,8 @@ func GozkLauncher() (Launcher, string) {
 func BinaryLauncher(bin string) Launcher {
 	return func(tb testing.TB, cfg ServerConfig) (string, error) {
 		dir := tb.TempDir()
-		port, err := javazk.FreePort()
+		cfgPath, port, flags, err := writeGozkConfig(dir, cfg)
 		if err != nil {
-			return "", err
-		}
-		keys := make([]string, 0, len(cfg.SystemProperties))
-		for k := range cfg.SystemProperties {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		flags := make([]string, len(keys))
-		for i, k := range keys {
-			flags[i] = "-D" + k + "=" + cfg.SystemProperties[k]
-		}
-		dataDir := filepath.Join(dir, "data")
-		if err := os.MkdirAll(dataDir, 0o755); err != nil {
-			return "", err
-		}
-		cfgPath := filepath.Join(dir, "zoo.cfg")
-		text := javazk.Config{DataDir: dataDir, Port: port, Extra: cfg.Config}.Render()
-		if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
 			return "", err
 		}
 		logPath := filepath.Join(dir, "gozk.log")
@@ -130,7 +112,7 @@ func BinaryLauncher(bin string) Launcher {
 		cmd := exec.Command(bin, "server", "--config", cfgPath)
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = logFile, logFile
-		cmd.Env = append(withoutJVMFlags(os.Environ()), "SERVER_JVMFLAGS="+strings.Join(flags, " "))
+		cmd.Env = append(withoutJVMFlags(os.Environ()), "SERVER_JVMFLAGS="+flags)
 		if err := cmd.Start(); err != nil {
 			return "", fmt.Errorf("starting %s: %w", bin, err)
 		}
@@ -235,4 +217,33 @@ func Groups(scs []Scenario) (names []string, groups map[string][]Scenario) {
 // String renders a scenario's identity for messages.
 func (sc Scenario) String() string {
 	return fmt.Sprintf("%s/%s", sc.Server.GroupName(), sc.Name)
+}
+
+// writeGozkConfig writes into dir the zoo.cfg a gozk server of cfg runs
+// with (the one the Java server gets, on a free port, data in dir/data)
+// and returns its path, the port, and cfg's system properties as the -D
+// flags of SERVER_JVMFLAGS.
+func writeGozkConfig(dir string, cfg ServerConfig) (cfgPath string, port int, jvmFlags string, err error) {
+	if port, err = javazk.FreePort(); err != nil {
+		return "", 0, "", err
+	}
+	keys := make([]string, 0, len(cfg.SystemProperties))
+	for k := range cfg.SystemProperties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	flags := make([]string, len(keys))
+	for i, k := range keys {
+		flags[i] = "-D" + k + "=" + cfg.SystemProperties[k]
+	}
+	dataDir := filepath.Join(dir, "data")
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", 0, "", err
+	}
+	cfgPath = filepath.Join(dir, "zoo.cfg")
+	text := javazk.Config{DataDir: dataDir, Port: port, Extra: cfg.Config}.Render()
+	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
+		return "", 0, "", err
+	}
+	return cfgPath, port, strings.Join(flags, " "), nil
 }
