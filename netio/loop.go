@@ -337,8 +337,11 @@ func (c *Conn) sessionlessExpired() {
 	if c.closed || c.closeRequested {
 		return
 	}
-	c.server.log.Debug().Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
-		Dur("timeoutMs", c.server.cfg.SessionlessTimeout).
-		Msg("closing connection: no session request within the sessionless timeout")
+	if ev := c.server.log.Debug(); ev.Enabled() {
+		// Only when logged: a flood of silent sockets is when this runs most.
+		ev.Uint64("conn", c.id).Str("remote", c.RemoteAddr().String()).
+			Dur("timeoutMs", c.server.cfg.SessionlessTimeout).
+			Msg("closing connection: no session request within the sessionless timeout")
+	}
 	c.closeLocked(ErrSessionlessTimeout)
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/watches"
 )
@@ -476,6 +477,12 @@ func (s *Server) SessionBuckets() []ExpiryBucket { return s.tracker.expiryBucket
 // rounded up to a tick) from its establishment.
 func (s *Server) ConnectionBuckets() []ConnectionBucket {
 	tick := s.cfg.TickTime.Milliseconds()
+	// A connection without a session expires after the sessionless
+	// timeout (Java's cnxnExpiryQueue), the configured one.
+	sessionless := s.ClientPortConfig().SessionlessTimeout.Milliseconds()
+	if sessionless <= 0 {
+		sessionless = netio.DefaultSessionlessTimeout.Milliseconds()
+	}
 	byTime := map[int64][]ConnectionInfo{}
 	for _, ci := range s.Connections() {
 		var at int64
@@ -485,7 +492,7 @@ func (s *Server) ConnectionBuckets() []ConnectionBucket {
 			}
 		}
 		if at == 0 {
-			at = (ci.Established+10000)/tick*tick + tick
+			at = (ci.Established+sessionless)/tick*tick + tick
 		}
 		byTime[at] = append(byTime[at], ci)
 	}

@@ -212,10 +212,13 @@ func (m *monitor) writeStats(events []db.Event) {
 		if !ok {
 			continue
 		}
-		m.metrics.WritePerNamespace.Add(ns, int64(len(ev.Path))+n)
 		if ev.Type == proto.EventNodeDeleted && len(ns) == len(ev.Path)-1 {
+			// The namespace's figures go with it: recording this delete
+			// first would only make them to drop them.
 			m.dropNamespace(ns)
+			continue
 		}
+		m.metrics.WritePerNamespace.Add(ns, int64(len(ev.Path))+n)
 	}
 }
 

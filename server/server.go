@@ -295,8 +295,13 @@ func (s *Server) Serve(ln *netio.Server) {
 		Dur("tickTimeMs", s.cfg.TickTime).Msg("serving clients")
 }
 
-// Addr returns the address clients connect to (once Serve has run).
-func (s *Server) Addr() net.Addr { return s.net.Addr() }
+// Addr returns the address clients connect to, nil before Serve.
+func (s *Server) Addr() net.Addr {
+	if s.net == nil {
+		return nil
+	}
+	return s.net.Addr()
+}
 
 // Failed is closed when the server stopped on an unrecoverable error, such
 // as a txn log that can no longer be written. The server has then dropped
