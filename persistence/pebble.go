@@ -280,18 +280,23 @@ func syncDir(fs vfs.FS, dir string) error {
 func pebbleOpen(dir, what string, po *pebble.Options, then func(*pebble.DB) error) (*pebble.DB, error) {
 	var opening atomic.Bool
 	opening.Store(true)
-	o := *po
-	o.Logger = openingLogger{Logger: po.Logger, opening: &opening}
 	failed := make(chan error, 1)
+	// failOpen fails the open with err and parks the goroutine that met it
+	// (see above); the first failure wins.
+	failOpen := func(err error) {
+		select {
+		case failed <- err:
+		default:
+		}
+		select {}
+	}
+	o := *po
+	o.Logger = openingLogger{Logger: po.Logger, opening: &opening, fail: failOpen}
 	events := *po.EventListener
 	background := events.BackgroundError
 	events.BackgroundError = func(err error) {
 		if opening.Load() {
-			select {
-			case failed <- err:
-			default:
-			}
-			select {} // park: see above
+			failOpen(err)
 		}
 		if background != nil {
 			background(err)
@@ -308,17 +313,7 @@ func pebbleOpen(dir, what string, po *pebble.Options, then func(*pebble.DB) erro
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		defer func() {
-			if p := recover(); p != nil {
-				f, ok := p.(openFailure)
-				if !ok {
-					panic(p)
-				}
-				r = result{err: f}
-				locks.release()
-			}
-			done <- r
-		}()
+		defer func() { done <- r }()
 		db, err := pebble.Open(dir, &o)
 		if err != nil {
 			r.err = err
@@ -399,8 +394,8 @@ func (c *onceCloser) Close() error {
 	return c.err
 }
 
-// openFailure is the panic of openingLogger.Fatalf: what Pebble could
-// not do, and the error it got (nil if none was given).
+// openFailure is what openingLogger.Fatalf fails an open with: what
+// Pebble could not do, and the error it got (nil if none was given).
 type openFailure struct {
 	msg string
 	err error
@@ -409,13 +404,16 @@ type openFailure struct {
 func (f openFailure) Error() string { return f.msg }
 func (f openFailure) Unwrap() error { return f.err }
 
-// openingLogger is Pebble's logger while pebble.Open runs: Fatalf then
-// unwinds to pebbleOpen (Pebble's Open releases what it holds on the way)
-// instead of ending the process. Once the store is open, the DB keeps
-// this logger, and a Fatalf is fatal as before.
+// openingLogger is Pebble's logger while the store opens: a Fatalf then
+// fails the open and parks the goroutine that called it, as a background
+// error does, whichever goroutine it is (the opening one, or the flush of
+// the replayed WAL that Open waits for), instead of ending the process.
+// Once the store is open, the DB keeps this logger, and a Fatalf is fatal
+// as before.
 type openingLogger struct {
 	pebble.Logger
 	opening *atomic.Bool
+	fail    func(error)
 }
 
 func (l openingLogger) Fatalf(format string, args ...any) {
@@ -434,7 +432,7 @@ func (l openingLogger) Fatalf(format string, args ...any) {
 			break
 		}
 	}
-	panic(f)
+	l.fail(f)
 }
 
 // checkStoreDir reports whether dir holds a Pebble store, and fails if it
@@ -565,16 +563,8 @@ func mkdirAllDurable(fs vfs.FS, dir string) error {
 		return err
 	}
 	for _, p := range missing {
-		d, err := fs.OpenDir(filepath.Dir(p))
-		if err != nil {
+		if err := syncDir(fs, filepath.Dir(p)); err != nil {
 			return err
-		}
-		err = d.Sync()
-		if cerr := d.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("syncing %s: %w", filepath.Dir(p), err)
 		}
 	}
 	return nil

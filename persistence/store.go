@@ -167,9 +167,6 @@ func (s *Store) Close() error {
 	}
 	s.pages.close()
 	var errs []error
-	if err := s.log.sealWAL(); err != nil {
-		errs = append(errs, fmt.Errorf("persistence: closing the txn log %s: %w", s.log.Dir(), err))
-	}
 	if err := s.snaps.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("persistence: closing %s: %w", s.snapDir, err))
 	}

@@ -623,8 +623,12 @@ func (l *TxnLog) Close() error {
 	l.pending.Wait()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if err := l.db.Close(); err != nil {
-		return fmt.Errorf("persistence: closing %s: %w", l.storeDir, err)
+	var errs []error
+	if err := l.sealWAL(); err != nil {
+		errs = append(errs, fmt.Errorf("persistence: sealing the WAL of %s: %w", l.storeDir, err))
 	}
-	return nil
+	if err := l.db.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("persistence: closing %s: %w", l.storeDir, err))
+	}
+	return errors.Join(errs...)
 }

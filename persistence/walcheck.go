@@ -558,8 +558,11 @@ func walStartRecord(wal uint64) []byte {
 // its sync offset proves every record before it complete, so that damage
 // to the last batch is told from a torn write at the next open (see
 // checkWAL). Without it the last batch is the tail, where zeros look torn.
+// Close calls it once every append is done, holding writeMu; a log that
+// failed is not sealed (the write would reach Pebble's broken commit
+// path, see walfault.go).
 func (l *TxnLog) sealWAL() error {
-	if l.readOnly || l.liveWAL == 0 {
+	if l.readOnly || l.liveWAL == 0 || l.wal.failure() != nil {
 		return nil
 	}
 	l.failMu.Lock()

@@ -17,7 +17,13 @@ import (
 // stage hands batch N+1 to Pebble before it hears whether batch N's fsync
 // succeeded, so the log must know of the failure before Pebble's commit
 // path does: that is what this record is for. Append refuses to commit
-// once it is set (one atomic load per batch).
+// once it is set (one atomic load per batch). That narrows the window
+// without closing it: a batch that passed the check just before the
+// failure was recorded still reaches Pebble's commit path, whose Fatalf
+// then goes to the process's fatal handler (SetFatalHandler; gozk server
+// logs and exits), with nothing acknowledged lost. Closing it would mean
+// waiting for each fsync before the next batch, which the group commit
+// is there to avoid.
 type walFault struct {
 	err atomic.Pointer[WALError]
 }
