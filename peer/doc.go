@@ -15,8 +15,9 @@
 // zab.Learner over the quorum port and carries out its actions in order
 // on a LearnerStore (epochs, log, tree, snapshots, serving) and
 // LearnerHooks (election vote, session touch table, revalidations,
-// syncs). Reads are bounded by initLimit until the sync is over and by
-// syncLimit after it; a SNAP's tree is read from the connection by the
+// syncs). Each read is bounded by initLimit until NEWLEADER and by
+// syncLimit after it, as Java bounds them; the leader is dialled up to
+// five times within initLimit; a SNAP's tree is read from the connection by the
 // store; ACKs wait for the store to report the txns durable. Tests play a
 // Java leader's packet sequences against it. What it does not have yet is
 // a store backed by the server: that comes with the server's ensemble

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -57,9 +58,9 @@ type LearnerHooks struct {
 type LearnerConn struct {
 	// LeaderAddr is the leader's quorum address.
 	LeaderAddr string
-	// InitTimeout bounds connecting and every read until the sync is
-	// over (initLimit x tickTime); SyncTimeout bounds every read after
-	// it (syncLimit x tickTime): a leader silent that long is lost.
+	// InitTimeout bounds connecting and every read until NEWLEADER
+	// (initLimit x tickTime); SyncTimeout bounds every read after it
+	// (syncLimit x tickTime): a leader silent that long is lost.
 	InitTimeout time.Duration
 	SyncTimeout time.Duration
 	// MaxPacket bounds a packet's data (jute.maxbuffer plus its extra
@@ -80,16 +81,65 @@ var ErrLeaderLost = errors.New("peer: leader lost")
 // leader that broke the protocol; in each case the caller goes back to
 // electing, except for a FatalError.
 func FollowLeader(ctx context.Context, c LearnerConn, l *zab.Learner, store LearnerStore, hooks LearnerHooks) error {
-	d := net.Dialer{Timeout: c.InitTimeout}
-	conn, err := d.DialContext(ctx, "tcp", c.LeaderAddr)
+	conn, err := dialLeader(ctx, c)
 	if err != nil {
-		return fmt.Errorf("%w: connecting to %s: %w", ErrLeaderLost, c.LeaderAddr, err)
+		return err
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	r := &learnerRun{c: c, l: l, store: store, hooks: hooks, conn: conn, br: bufio.NewReaderSize(conn, 64<<10)}
+	dc := &deadlineConn{Conn: conn}
+	dc.timeout.Store(int64(c.InitTimeout))
+	r := &learnerRun{c: c, l: l, store: store, hooks: hooks, conn: dc, br: bufio.NewReaderSize(dc, 64<<10)}
 	return r.run(ctx)
+}
+
+// Java's connectToLeader: up to five tries within initLimit, 100 ms apart
+// (zookeeper.leaderConnectDelayDuringRetryMs), since a follower often
+// decides before its new leader listens.
+const (
+	leaderConnectTries      = 5
+	leaderConnectRetryDelay = 100 * time.Millisecond
+)
+
+func dialLeader(ctx context.Context, c LearnerConn) (net.Conn, error) {
+	start := time.Now()
+	for try := 1; ; try++ {
+		timeout := c.InitTimeout
+		if timeout > 0 {
+			timeout -= time.Since(start)
+		}
+		d := net.Dialer{Timeout: timeout}
+		conn, err := d.DialContext(ctx, "tcp", c.LeaderAddr)
+		if err == nil {
+			return conn, nil
+		}
+		left := c.InitTimeout - time.Since(start)
+		if try >= leaderConnectTries || ctx.Err() != nil || c.InitTimeout > 0 && left <= leaderConnectRetryDelay {
+			return nil, fmt.Errorf("%w: connecting to %s (%d tries): %w", ErrLeaderLost, c.LeaderAddr, try, err)
+		}
+		c.Logger.Warn().Err(err).Str("leader", c.LeaderAddr).Int("try", try).Msg("cannot connect to the leader; trying again")
+		select {
+		case <-time.After(leaderConnectRetryDelay):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: connecting to %s: %w", ErrLeaderLost, c.LeaderAddr, ctx.Err())
+		}
+	}
+}
+
+// deadlineConn bounds each read by the current timeout, as Java's socket
+// timeout does: a SNAP's tree may take longer than initLimit in all, as
+// long as no single read waits that long.
+type deadlineConn struct {
+	net.Conn
+	timeout atomic.Int64 // time.Duration; 0 = none
+}
+
+func (c *deadlineConn) Read(p []byte) (int, error) {
+	if t := time.Duration(c.timeout.Load()); t > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(t))
+	}
+	return c.Conn.Read(p)
 }
 
 type learnerRun struct {
@@ -97,7 +147,7 @@ type learnerRun struct {
 	l     *zab.Learner
 	store LearnerStore
 	hooks LearnerHooks
-	conn  net.Conn
+	conn  *deadlineConn
 	br    *bufio.Reader
 	out   []byte
 }
@@ -108,6 +158,9 @@ type readResult struct {
 }
 
 func (r *learnerRun) run(ctx context.Context) error {
+	// The reader goroutine ends with run, whatever ends it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if err := r.do(r.l.Start()); err != nil {
 		return err
 	}
@@ -116,17 +169,12 @@ func (r *learnerRun) run(ctx context.Context) error {
 	// stream is read by LoadSnapshot in the middle of the packets, so the
 	// reader waits for each packet's actions before reading the next.
 	packets := make(chan readResult)
-	// next hands the reader the timeout of its next read once the
-	// previous packet's actions are done (and the reader's buffer is its
-	// own again).
-	next := make(chan time.Duration)
+	// next tells the reader that the previous packet's actions are done
+	// (and the reader's buffer is its own again).
+	next := make(chan struct{})
 	go func() {
 		defer close(packets)
-		timeout := r.c.InitTimeout
 		for {
-			if timeout > 0 {
-				r.conn.SetReadDeadline(time.Now().Add(timeout))
-			}
 			p, err := zab.ReadPacket(r.br, r.c.MaxPacket)
 			select {
 			case packets <- readResult{p, err}:
@@ -137,7 +185,7 @@ func (r *learnerRun) run(ctx context.Context) error {
 				return
 			}
 			select {
-			case timeout = <-next:
+			case <-next:
 			case <-ctx.Done():
 				return
 			}
@@ -168,11 +216,15 @@ func (r *learnerRun) run(ctx context.Context) error {
 			if err := r.do(actions); err != nil {
 				return err
 			}
-			timeout := r.c.InitTimeout
-			if r.l.Serving() {
-				timeout = r.c.SyncTimeout
+			// Reads wait up to syncLimit from NEWLEADER on, as Java's.
+			if r.l.SawNewLeader() {
+				r.conn.timeout.Store(int64(r.c.SyncTimeout))
 			}
-			next <- timeout
+			select {
+			case next <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 }

@@ -229,3 +229,71 @@ func TestNoLeaderThere(t *testing.T) {
 		t.Fatalf("FollowLeader = %v, want the leader lost", err)
 	}
 }
+
+// TestLeaderListeningLateIsReached: a follower often decides before its
+// new leader listens; as Java's, it dials again.
+func TestLeaderListeningLateIsReached(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(250 * time.Millisecond)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("listening again on %s: %v", addr, err)
+			return
+		}
+		defer ln.Close()
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+		conn, err := ln.Accept()
+		if err != nil {
+			return // the follower gave up before the leader listened
+		}
+		defer conn.Close()
+		l := &scriptedLeader{t: t, conn: conn, br: bufio.NewReader(conn)}
+		l.expect(zab.FollowerInfo, 0)
+	}()
+	err = follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{})
+	<-done
+	if !errors.Is(err, ErrLeaderLost) || strings.Contains(err.Error(), "connecting") {
+		t.Fatalf("FollowLeader = %v, want the leader reached, then lost when it hangs up", err)
+	}
+}
+
+// TestSlowSnapWithinEachReadsLimit: a snapshot that takes longer than
+// initLimit in all is taken as long as no read waits that long (Java
+// bounds each read).
+func TestSlowSnapWithinEachReadsLimit(t *testing.T) {
+	snap, err := os.ReadFile("../persistence/zkfiles/testdata/java-snapstream.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		l.expect(zab.FollowerInfo, 0)
+		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
+		l.expect(zab.AckEpoch, 0)
+		l.send(zab.Snap, 0x5, nil)
+		for len(snap) > 0 { // 4 pieces 150 ms apart: 600 ms in all
+			n := min(len(snap), 300)
+			l.conn.Write(snap[:n])
+			snap = snap[n:]
+			time.Sleep(150 * time.Millisecond)
+		}
+		l.send(zab.NewLeader, 0x100000000, nil)
+		l.expect(zab.Ack, 0x100000000)
+	})
+	store := newRecordingStore()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 400 * time.Millisecond, SyncTimeout: 400 * time.Millisecond,
+		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, zab.NewLearner(zab.LearnerConfig{ID: 2}), store, LearnerHooks{})
+	<-done
+	if !errors.Is(err, ErrLeaderLost) || !strings.Contains(store.Calls(), "load snapshot 0x5") || !strings.Contains(store.Calls(), "current 1") {
+		t.Fatalf("FollowLeader = %v after %s; want the snapshot loaded and NEWLEADER acked", err, store.Calls())
+	}
+}

@@ -193,6 +193,10 @@ func (l *Learner) NewEpoch() int64 { return l.newEpoch }
 // Serving reports whether the sync is over.
 func (l *Learner) Serving() bool { return l.phase == broadcast }
 
+// SawNewLeader reports whether NEWLEADER came: from then on Java's
+// learner waits at most syncLimit for each read, initLimit before.
+func (l *Learner) SawNewLeader() bool { return l.sawNewLeader }
+
 // TreeReplaced reports whether the tree was replaced (a SNAP loaded or a
 // TRUNC done) and not yet snapshotted. A learner that loses its leader
 // then must not trust its tree for the next sync (Java's ZOOKEEPER-3642:
