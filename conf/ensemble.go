@@ -372,8 +372,10 @@ func hostAndPort(s string) ([]string, error) {
 // (QuorumMaj, or QuorumHierarchical with its group and weight lines): the
 // text a server sends with every election notification, which Java's
 // receiver parses as a dynamic configuration. Servers, groups and weights
-// come in ascending id order, which is the order of Java's hash maps for
-// the ids an ensemble uses.
+// come in ascending id order; Java writes its hash maps' order, which is
+// the same for ids below 16 and may differ above. Java's receiver parses
+// the text and compares only its version, so the order does not matter
+// to it.
 func (e *Ensemble) QuorumConfig() string {
 	var b strings.Builder
 	for _, id := range e.IDs() {

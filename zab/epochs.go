@@ -1,6 +1,10 @@
 package zab
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gozk/gozk/persistence/zkfiles"
+)
 
 // StoredEpochs are a server's epoch records as it starts: Java's
 // currentEpoch and acceptedEpoch files (gozk keeps the same two values in
@@ -25,7 +29,7 @@ type StoredEpochs struct {
 //
 // It returns the epochs to run with and whether each must be written.
 func EpochsAtStart(lastZxid int64, s StoredEpochs) (current, accepted int64, writeCurrent, writeAccepted bool, err error) {
-	epochOfZxid := EpochOf(lastZxid)
+	epochOfZxid := zkfiles.EpochOf(lastZxid)
 	current = s.Current
 	if !s.HasCurrent {
 		current, writeCurrent = epochOfZxid, true

@@ -4,14 +4,12 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
 )
 
-// MakeZxid is epoch<<32 | counter.
+// MakeZxid is epoch<<32 | counter (zkfiles.EpochOf is the inverse).
 func MakeZxid(epoch int64, counter uint32) int64 { return epoch<<32 | int64(counter) }
-
-// EpochOf is a zxid's epoch.
-func EpochOf(zxid int64) int64 { return zxid >> 32 }
 
 // Exit statuses Java's learner stops its process with.
 const (
@@ -246,7 +244,7 @@ func (l *Learner) discover(t PacketType, p proto.QuorumPacket) ([]Action, error)
 	if version < ProtocolVersion {
 		return nil, fmt.Errorf("zab: the leader speaks protocol 0x%x, before 0x%x", version, ProtocolVersion)
 	}
-	newEpoch := EpochOf(p.Zxid)
+	newEpoch := zkfiles.EpochOf(p.Zxid)
 	var out []Action
 	var ackData int32
 	switch {
@@ -372,7 +370,7 @@ func (l *Learner) sync(t PacketType, p proto.QuorumPacket) ([]Action, error) {
 // TRUNC made, log and fsync the txns the leader already committed, and
 // only then write the current epoch and acknowledge.
 func (l *Learner) newLeader(p proto.QuorumPacket) ([]Action, error) {
-	if EpochOf(p.Zxid) != l.newEpoch || p.Zxid != MakeZxid(l.newEpoch, 0) {
+	if zkfiles.EpochOf(p.Zxid) != l.newEpoch || p.Zxid != MakeZxid(l.newEpoch, 0) {
 		return nil, fmt.Errorf("zab: NEWLEADER for zxid 0x%x, the epoch announced was %d", p.Zxid, l.newEpoch)
 	}
 	var out []Action

@@ -62,9 +62,10 @@ const ProtocolVersion = 0x10000
 var ErrMalformed = errors.New("zab: malformed packet")
 
 // ReadPacket reads one QuorumPacket from r. Lengths are bounded as Java's
-// BinaryInputArchive bounds them: data of at most limit bytes (Java's
-// jute.maxbuffer plus its extra size), and an authinfo vector whose
-// strings fit in limit too. Errors reading r come back as they are
+// BinaryInputArchive bounds them: each buffer and string (data, and each
+// authinfo scheme and id) at most limit bytes (Java's jute.maxbuffer plus
+// its extra size); the authinfo vector's count is not bounded by Java,
+// and is here only by the bytes that must follow it. Errors reading r come back as they are
 // (io.EOF before the first byte, io.ErrUnexpectedEOF inside a packet).
 func ReadPacket(r io.Reader, limit int) (proto.QuorumPacket, error) {
 	var p proto.QuorumPacket
@@ -88,31 +89,25 @@ func ReadPacket(r io.Reader, limit int) (proto.QuorumPacket, error) {
 	if n < -1 {
 		return p, fmt.Errorf("%w: %s packet with an authinfo count of %d", ErrMalformed, PacketType(p.Type), n)
 	}
-	budget := limit
 	if n >= 0 {
 		p.Authinfo = make([]proto.Id, 0, min(int(n), 16))
 	}
 	for i := int32(0); i < n; i++ {
-		scheme, null, err := readBuffer(r, budget, "authinfo scheme")
+		scheme, null, err := readBuffer(r, limit, "authinfo scheme")
 		if err != nil {
 			return p, err
 		}
 		if null {
 			return p, fmt.Errorf("%w: authinfo with a null scheme", ErrMalformed)
 		}
-		budget -= len(scheme)
-		id, null, err := readBuffer(r, budget, "authinfo id")
+		id, null, err := readBuffer(r, limit, "authinfo id")
 		if err != nil {
 			return p, err
 		}
 		if null {
 			return p, fmt.Errorf("%w: authinfo with a null id", ErrMalformed)
 		}
-		budget -= len(id)
 		p.Authinfo = append(p.Authinfo, proto.Id{Scheme: string(scheme), Id: string(id)})
-		if budget < 0 {
-			return p, fmt.Errorf("%w: authinfo larger than %d bytes", ErrMalformed, limit)
-		}
 	}
 	return p, nil
 }

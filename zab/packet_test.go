@@ -52,10 +52,15 @@ func TestReadPacketBounds(t *testing.T) {
 			t.Fatalf("cut at %d: %v, want io.ErrUnexpectedEOF", cut, err)
 		}
 	}
-	// Authinfo whose strings together pass the limit.
-	big := proto.QuorumPacket{Type: int32(Request), Authinfo: []proto.Id{{Scheme: strings.Repeat("s", 60), Id: strings.Repeat("i", 60)}}}
+	// Each authinfo string is bounded on its own, as Java checks each
+	// length: two strings of 60 pass a limit of 100, one of 101 does not.
+	pair := proto.QuorumPacket{Type: int32(Request), Authinfo: []proto.Id{{Scheme: strings.Repeat("s", 60), Id: strings.Repeat("i", 60)}}}
+	if _, err := ReadPacket(bytes.NewReader(AppendPacket(nil, &pair)), 100); err != nil {
+		t.Fatalf("authinfo strings each within the limit: %v", err)
+	}
+	big := proto.QuorumPacket{Type: int32(Request), Authinfo: []proto.Id{{Scheme: "digest", Id: strings.Repeat("i", 101)}}}
 	if _, err := ReadPacket(bytes.NewReader(AppendPacket(nil, &big)), 100); !errors.Is(err, ErrMalformed) {
-		t.Fatalf("authinfo over the limit: %v", err)
+		t.Fatalf("authinfo id over the limit: %v", err)
 	}
 	// A negative vector count other than -1.
 	neg := AppendPacket(nil, &proto.QuorumPacket{Type: int32(Ack)})

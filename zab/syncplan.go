@@ -1,5 +1,7 @@
 package zab
 
+import "github.com/gozk/gozk/persistence/zkfiles"
+
 // SyncInput is what a leader knows when it decides how to bring a learner
 // up to date (Java's LearnerHandler.syncFollower).
 type SyncInput struct {
@@ -141,7 +143,7 @@ func (q *syncQueue) committed(proposals []int64, peer, maxZxid int64, bounded bo
 			if newEpochPeer {
 				q.op(Diff, lastCommitted)
 			} else if zxid > peer {
-				if EpochOf(zxid) != EpochOf(peer) {
+				if zkfiles.EpochOf(zxid) != zkfiles.EpochOf(peer) {
 					return queued
 				}
 				q.op(Trunc, prev)
