@@ -4,19 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/datatools"
 	"github.com/gozk/gozk/persistence/zkfiles"
 )
 
-// dataSubcommands are the `gozk data ...` tools. Each tool's file appends
-// its commands in an init function, so the tools stay independent of one
-// another and of this list's order (the help text sorts them by name).
-// The tools but verify are package datatools; this file wires their flags.
+// dataSubcommands are the `gozk data ...` tools, appended by init
+// functions: this file's for the tools of package datatools (it wires
+// their flags), data_verify.go's for verify. The help text sorts them by
+// name.
 var dataSubcommands []*cli.Command
 
 func init() {
@@ -57,8 +55,7 @@ func dirFlags(dir, logDir, config, side string) []cli.Flag {
 func resolveDirs(c *cli.Context, dir, logDir, config string, fallback *datatools.Dirs) (*datatools.Dirs, error) {
 	d := datatools.NewDirs("", "")
 	if path := c.String(config); path != "" {
-		jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
-		cfg, err := conf.Load(path, jvmFlags)
+		cfg, err := loadConfig(path)
 		if err != nil {
 			return nil, cli.Exit(err.Error(), exitBadConfig)
 		}

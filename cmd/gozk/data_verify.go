@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -43,8 +42,7 @@ func verifyCommand() *cli.Command {
 			cfg := conf.Defaults()
 			if path := c.String("config"); path != "" {
 				var err error
-				jvmFlags := strings.TrimSpace(os.Getenv("SERVER_JVMFLAGS") + " " + os.Getenv("JVMFLAGS"))
-				if cfg, err = conf.Load(path, jvmFlags); err != nil {
+				if cfg, err = loadConfig(path); err != nil {
 					return cli.Exit(err.Error(), exitBadConfig)
 				}
 			}
