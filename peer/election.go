@@ -133,7 +133,6 @@ func (el *Elector) Run(ctx context.Context) {
 		waiter     chan ElectionResult
 		started    time.Time
 		notTimeout time.Duration
-		finalizing bool
 		timer      = time.NewTimer(time.Hour)
 	)
 	timer.Stop()
@@ -152,7 +151,6 @@ func (el *Elector) Run(ctx context.Context) {
 			Msg("leader election decided")
 		waiter <- r
 		waiter = nil
-		finalizing = false
 		timer.Stop()
 	}
 	for {
@@ -169,7 +167,7 @@ func (el *Elector) Run(ctx context.Context) {
 			var out []fle.Outgoing
 			self = req.self
 			e, out = fle.NewElection(self, clock)
-			waiter, started, finalizing = req.result, time.Now(), false
+			waiter, started = req.result, time.Now()
 			notTimeout = el.timers.MinNotificationInterval
 			p := e.Proposal()
 			el.log.Info().Int64("myid", req.self.ID).Int64("proposedLeader", p.Leader).
@@ -208,22 +206,18 @@ func (el *Elector) Run(ctx context.Context) {
 			case fle.Decided:
 				finish()
 			case fle.StartFinalizeWait:
-				finalizing = true
 				timer.Reset(el.timers.FinalizeWait)
 			default:
-				finalizing = false
 				timer.Reset(notTimeout)
 			}
 		case <-timer.C:
 			if waiter == nil {
 				continue
 			}
-			if finalizing {
-				finalizing = false
-				if e.FinalizeExpired() {
-					finish()
-					continue
-				}
+			// The election knows whether its finalize wait was running.
+			if e.FinalizeExpired() {
+				finish()
+				continue
 			}
 			// No notification for a whole interval: resend the vote if
 			// some server took the last one, else reconnect to everyone;
