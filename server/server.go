@@ -124,6 +124,7 @@ type Server struct {
 	snapping             atomic.Bool
 
 	outstanding     atomic.Int64
+	roles           roleState // an ensemble member's role (role.go)
 	fourLetterWords func(cmd string) []byte
 	mon             *monitor // statistics for the monitoring commands (monitor.go)
 
