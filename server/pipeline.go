@@ -384,7 +384,9 @@ func (s *Server) apply(r *request) {
 		s.applyMu.Unlock()
 		s.prep.changes.applied(r.txn.Header.Zxid)
 	}
-	s.outstanding.Add(-1)
+	if !r.remote {
+		s.outstanding.Add(-1)
+	}
 	switch r.op {
 	case proto.OpCreateSession:
 		s.finishConnect(r)
@@ -461,6 +463,11 @@ func (s *Server) replyWrite(r *request) {
 	switch r.op {
 	case proto.OpMulti:
 		c.reply(r.xid, zxid, proto.ErrOK, &proto.MultiResponse{Results: res.Multi})
+		return
+	case proto.OpSync:
+		// Forwarded through the leader by a learner; read here as a
+		// standalone server reads it.
+		s.executeRead(c, r.xid, r.op, r.body, r.ids)
 		return
 	}
 	if res.Err != proto.ErrOK {

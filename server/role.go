@@ -49,6 +49,9 @@ type roleState struct {
 // Role returns the server's current role.
 func (s *Server) Role() Role { return Role(s.roles.role.Load()) }
 
+// SetRole records the role the member's peer has taken.
+func (s *Server) SetRole(r Role) { s.roles.role.Store(int32(r)) }
+
 // Phase returns the Zab phase of an ensemble member.
 func (s *Server) Phase() PeerPhase { return PeerPhase(s.roles.phase.Load()) }
 

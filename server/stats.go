@@ -312,6 +312,9 @@ type Metrics struct {
 	BatchSize     *Summary // sync_processor_batch_size: txns per fsync
 
 	StartupTxnsLoaded   *Summary // startup_txns_loaded
+	ElectionTime        *Summary // election_time: ms from LOOKING to a decision
+	FollowerSyncTime    *Summary // follower_sync_time: ms from the election to serving, as a follower
+	ObserverSyncTime    *Summary // observer_sync_time: the same as an observer
 	StartupTxnsLoadTime *Summary // startup_txns_load_time
 
 	NodeCreatedWatchCount  *Summary // node_created_watch_count
@@ -332,7 +335,16 @@ type Metrics struct {
 	UnrecoverableErrors    Counter        // unrecoverable_error_count
 	DigestMismatches       Counter        // digest_mismatches_count
 	ConnectionRejected     Counter        // connection_rejected
-	LargeRequestsRejected  Counter        // large_requests_rejected
+	// CnxnClosedWithoutServer counts connections closed because an
+	// ensemble member was not serving (electing, syncing).
+	CnxnClosedWithoutServer Counter // cnxn_closed_without_zk_server_running
+	// ConnectionRevalidateCount counts reconnects a learner asked its
+	// leader about.
+	ConnectionRevalidateCount Counter // connection_revalidate_count
+	LookingCount              Counter // looking_count: elections started
+	LearnerProposalReceived   Counter // learner_proposal_received_count
+	LearnerCommitReceived     Counter // learner_commit_received_count
+	LargeRequestsRejected     Counter // large_requests_rejected
 
 	// SnapshotFailures counts snapshots that failed to be written
 	// (gozk_snapshot_failures, exported by Prometheus only: mntr keeps
@@ -349,6 +361,9 @@ func newMetrics() *Metrics {
 		DBInitTime:             NewSummary("dbinittime"),
 		BatchSize:              NewSummary("sync_processor_batch_size"),
 		StartupTxnsLoaded:      NewSummary("startup_txns_loaded"),
+		ElectionTime:           NewSummary("election_time"),
+		FollowerSyncTime:       NewSummary("follower_sync_time"),
+		ObserverSyncTime:       NewSummary("observer_sync_time"),
 		StartupTxnsLoadTime:    NewSummary("startup_txns_load_time"),
 		NodeCreatedWatchCount:  NewSummary("node_created_watch_count"),
 		NodeDeletedWatchCount:  NewSummary("node_deleted_watch_count"),
@@ -363,7 +378,7 @@ func newMetrics() *Metrics {
 func (m *Metrics) Summaries() map[string]*Summary {
 	out := map[string]*Summary{}
 	for _, s := range []*Summary{m.ReadLatency, m.UpdateLatency, m.FsyncTime, m.SnapshotTime, m.DBInitTime,
-		m.BatchSize, m.StartupTxnsLoaded, m.StartupTxnsLoadTime, m.NodeCreatedWatchCount,
+		m.BatchSize, m.StartupTxnsLoaded, m.ElectionTime, m.FollowerSyncTime, m.ObserverSyncTime, m.StartupTxnsLoadTime, m.NodeCreatedWatchCount,
 		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount} {
 		out[s.Name] = s
 	}
@@ -373,18 +388,23 @@ func (m *Metrics) Summaries() map[string]*Summary {
 // Counters returns every counter's value by its Java name.
 func (m *Metrics) Counters() map[string]int64 {
 	return map[string]int64{
-		"bytes_received_count":          m.BytesReceived.Load(),
-		"response_bytes":                m.ResponseBytes.Load(),
-		"watch_bytes":                   m.WatchBytes.Load(),
-		"connection_request_count":      m.ConnectionRequestCount.Load(),
-		"stale_sessions_expired":        m.StaleSessionsExpired.Load(),
-		"prep_processor_request_queued": m.PrepRequestQueued.Load(),
-		"sync_processor_request_queued": m.SyncRequestQueued.Load(),
-		"unrecoverable_error_count":     m.UnrecoverableErrors.Load(),
-		"digest_mismatches_count":       m.DigestMismatches.Load(),
-		"connection_rejected":           m.ConnectionRejected.Load(),
-		"large_requests_rejected":       m.LargeRequestsRejected.Load(),
-		"gozk_snapshot_failures":        m.SnapshotFailures.Load(),
+		"bytes_received_count":                  m.BytesReceived.Load(),
+		"response_bytes":                        m.ResponseBytes.Load(),
+		"watch_bytes":                           m.WatchBytes.Load(),
+		"connection_request_count":              m.ConnectionRequestCount.Load(),
+		"stale_sessions_expired":                m.StaleSessionsExpired.Load(),
+		"prep_processor_request_queued":         m.PrepRequestQueued.Load(),
+		"sync_processor_request_queued":         m.SyncRequestQueued.Load(),
+		"unrecoverable_error_count":             m.UnrecoverableErrors.Load(),
+		"digest_mismatches_count":               m.DigestMismatches.Load(),
+		"connection_rejected":                   m.ConnectionRejected.Load(),
+		"cnxn_closed_without_zk_server_running": m.CnxnClosedWithoutServer.Load(),
+		"connection_revalidate_count":           m.ConnectionRevalidateCount.Load(),
+		"looking_count":                         m.LookingCount.Load(),
+		"learner_proposal_received_count":       m.LearnerProposalReceived.Load(),
+		"learner_commit_received_count":         m.LearnerCommitReceived.Load(),
+		"large_requests_rejected":               m.LargeRequestsRejected.Load(),
+		"gozk_snapshot_failures":                m.SnapshotFailures.Load(),
 	}
 }
 
@@ -399,7 +419,9 @@ func (m *Metrics) reset() {
 	m.ResponseBytes.Reset()
 	m.WatchBytes.Reset()
 	for _, c := range []*Counter{&m.ConnectionRequestCount, &m.StaleSessionsExpired, &m.PrepRequestQueued,
-		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures} {
+		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures,
+		&m.CnxnClosedWithoutServer, &m.ConnectionRevalidateCount, &m.LookingCount,
+		&m.LearnerProposalReceived, &m.LearnerCommitReceived} {
 		c.Reset()
 	}
 }
