@@ -193,9 +193,26 @@ func (s *Server) CommitTxn(zxid int64) error {
 	return s.applyCommitted(txn.data)
 }
 
-// ApplyTxn applies a txn the leader sent during the sync without logging
-// it: the snapshot taken at NEWLEADER covers it.
-func (s *Server) ApplyTxn(data []byte) error { return s.applyCommitted(data) }
+// ApplyTxn applies a txn the leader committed during the sync: one that
+// a SNAP's or TRUNC's snapshot at NEWLEADER will cover, or one just given
+// to LogTxn (a DIFF's txns are logged at NEWLEADER, then applied).
+func (s *Server) ApplyTxn(data []byte) error {
+	if len(data) >= txnHeaderZxidEnd {
+		zxid := int64(binary.BigEndian.Uint64(data[txnHeaderZxidEnd-8:]))
+		l := s.ens
+		l.mu.Lock()
+		if len(l.uncommitted) > 0 && l.uncommitted[0].zxid == zxid {
+			l.uncommitted[0] = loggedTxn{}
+			l.uncommitted = l.uncommitted[1:]
+		}
+		l.mu.Unlock()
+	}
+	return s.applyCommitted(data)
+}
+
+// txnHeaderZxidEnd is where a TxnHeader's zxid ends: after the client id
+// (8 bytes) and cxid (4), the zxid's 8.
+const txnHeaderZxidEnd = 20
 
 // applyCommitted applies one committed txn in the final stage's way:
 // watches fire, and the local request it answers (matched by session and
