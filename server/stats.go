@@ -296,13 +296,13 @@ func (a SummarySnapshot) Merge(b SummarySnapshot) SummarySnapshot {
 	return SummarySnapshot{Count: a.Count + b.Count, Sum: a.Sum + b.Sum, Min: min(a.Min, b.Min), Max: max(a.Max, b.Max)}
 }
 
-// Metrics are the ServerMetrics of Java 3.8.0 that a standalone gozk
-// records. The names are Java's; every metric Java has and gozk does not
-// record reads as zero in mntr and Prometheus (see package admin, whose
-// catalog lists them all). To record another one (election_time,
-// commit_count, ... for ensembles), add a field under its Java name here
+// Metrics are the ServerMetrics of Java 3.8.0 that gozk records. The
+// names are Java's; every metric Java has and gozk does not record reads
+// as zero in mntr and Prometheus (see package admin, whose catalog lists
+// them all). To record another one, add a field under its Java name here
 // and to Summaries or Counters: mntr, the AdminServer and Prometheus pick
-// it up by name.
+// it up by name. A summary's Add takes a shard hint first: off the
+// request path, pass 0.
 type Metrics struct {
 	ReadLatency   *Summary // readlatency: ms from arrival to reply of reads (ping, sasl included)
 	UpdateLatency *Summary // updatelatency: same for writes (createSession, closeSession included)
@@ -338,6 +338,64 @@ type Metrics struct {
 	// (gozk_snapshot_failures, exported by Prometheus only: mntr keeps
 	// Java's keys). Java 3.8.0 has no such metric: it exits instead.
 	SnapshotFailures Counter
+
+	// An ensemble member's metrics, named after Java's, with when Java
+	// records them. SetRole and SetPhase record the first five; the
+	// ensemble code records the others where Java does.
+
+	ElectionTime          *Summary // election_time: ms from starting to look to starting to follow or lead (SetRole)
+	FollowerSyncTime      *Summary // follower_sync_time: ms a follower took to sync with its leader (SetPhase)
+	ObserverSyncTime      *Summary // observer_sync_time: same for an observer (SetPhase)
+	UnavailableTime       *Summary // unavailable_time: ms from starting to look to serving again (SetPhase)
+	LeaderUnavailableTime *Summary // leader_unavailable_time: the same, recorded by a member that ends up leading (SetPhase)
+	LookingCount          Counter  // looking_count: elections this member started (SetRole)
+
+	// LearnerRequestProcessorQueueSize is learner_request_processor_queue_size:
+	// a follower or observer records the number of client requests
+	// waiting to be forwarded to the leader each time it queues one (its
+	// Java FollowerRequestProcessor / ObserverRequestProcessor).
+	LearnerRequestProcessorQueueSize *Summary
+	// ProposalLatency is proposal_latency: on each PROPOSAL a follower
+	// receives, wall ms from the txn header's time to now, when not
+	// negative (clocks may drift).
+	ProposalLatency *Summary
+	// CommitPropagationLatency is commit_propagation_latency: on each
+	// COMMIT (follower) or INFORM (observer), wall ms from the txn
+	// header's time to the commit being handed to the final stage.
+	CommitPropagationLatency *Summary
+	// ProposalAckCreationLatency is proposal_ack_creation_latency: wall ms
+	// from the txn header's time to the ACK being created after the
+	// txn was logged (follower's SendAckRequestProcessor, and the
+	// leader's own ACK).
+	ProposalAckCreationLatency *Summary
+	// QuorumAckLatency is quorum_ack_latency: on a leader, wall ms from
+	// the txn header's time to the proposal reaching a quorum of ACKs.
+	QuorumAckLatency *Summary
+	// InflightDiffCount and InflightSnapCount are inflight_diff_count and
+	// inflight_snap_count: on a leader, the learner syncs in progress
+	// (Java's sync throttler) each time one starts a DIFF or a SNAP.
+	InflightDiffCount *Summary
+	InflightSnapCount *Summary
+
+	LearnerProposalReceived Counter // learner_proposal_received_count: PROPOSALs a follower received
+	LearnerCommitReceived   Counter // learner_commit_received_count: COMMITs a follower or INFORMs an observer received
+	ProposalCount           Counter // proposal_count: proposals a leader sent
+	CommitCount             Counter // commit_count: proposals a leader committed
+	DiffCount               Counter // diff_count: learners a leader synced with a DIFF
+	SnapCount               Counter // snap_count: learners a leader synced with a SNAP
+	RevalidateCount         Counter // revalidate_count: REVALIDATEs a leader answered for its learners' clients
+	// ConnectionRevalidateCount is connection_revalidate_count: clients
+	// that reconnected with an existing session (any role; Java counts it
+	// where it reopens the session).
+	ConnectionRevalidateCount Counter
+	// RequestsNotForwardedToCommitProcessor is
+	// requests_not_forwarded_to_commit_processor: on a leader, requests
+	// its proposal stage did not hand on because the proposal failed.
+	RequestsNotForwardedToCommitProcessor Counter
+	// QuitLeadingDueToDisloyalVoter is
+	// quit_leading_due_to_disloyal_voter: a leader that stepped down
+	// because a voter it relied on followed another leader.
+	QuitLeadingDueToDisloyalVoter Counter
 }
 
 func newMetrics() *Metrics {
@@ -356,6 +414,19 @@ func newMetrics() *Metrics {
 		NodeChildrenWatchCount: NewSummary("node_children_watch_count"),
 		ReadPerNamespace:       NewSummarySet("read_per_namespace"),
 		WritePerNamespace:      NewSummarySet("write_per_namespace"),
+
+		ElectionTime:                     NewSummary("election_time"),
+		FollowerSyncTime:                 NewSummary("follower_sync_time"),
+		ObserverSyncTime:                 NewSummary("observer_sync_time"),
+		UnavailableTime:                  NewSummary("unavailable_time"),
+		LeaderUnavailableTime:            NewSummary("leader_unavailable_time"),
+		LearnerRequestProcessorQueueSize: NewSummary("learner_request_processor_queue_size"),
+		ProposalLatency:                  NewSummary("proposal_latency"),
+		CommitPropagationLatency:         NewSummary("commit_propagation_latency"),
+		ProposalAckCreationLatency:       NewSummary("proposal_ack_creation_latency"),
+		QuorumAckLatency:                 NewSummary("quorum_ack_latency"),
+		InflightDiffCount:                NewSummary("inflight_diff_count"),
+		InflightSnapCount:                NewSummary("inflight_snap_count"),
 	}
 }
 
@@ -364,7 +435,10 @@ func (m *Metrics) Summaries() map[string]*Summary {
 	out := map[string]*Summary{}
 	for _, s := range []*Summary{m.ReadLatency, m.UpdateLatency, m.FsyncTime, m.SnapshotTime, m.DBInitTime,
 		m.BatchSize, m.StartupTxnsLoaded, m.StartupTxnsLoadTime, m.NodeCreatedWatchCount,
-		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount} {
+		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount,
+		m.ElectionTime, m.FollowerSyncTime, m.ObserverSyncTime, m.UnavailableTime, m.LeaderUnavailableTime,
+		m.LearnerRequestProcessorQueueSize, m.ProposalLatency, m.CommitPropagationLatency,
+		m.ProposalAckCreationLatency, m.QuorumAckLatency, m.InflightDiffCount, m.InflightSnapCount} {
 		out[s.Name] = s
 	}
 	return out
@@ -385,6 +459,18 @@ func (m *Metrics) Counters() map[string]int64 {
 		"connection_rejected":           m.ConnectionRejected.Load(),
 		"large_requests_rejected":       m.LargeRequestsRejected.Load(),
 		"gozk_snapshot_failures":        m.SnapshotFailures.Load(),
+
+		"looking_count":                              m.LookingCount.Load(),
+		"learner_proposal_received_count":            m.LearnerProposalReceived.Load(),
+		"learner_commit_received_count":              m.LearnerCommitReceived.Load(),
+		"proposal_count":                             m.ProposalCount.Load(),
+		"commit_count":                               m.CommitCount.Load(),
+		"diff_count":                                 m.DiffCount.Load(),
+		"snap_count":                                 m.SnapCount.Load(),
+		"revalidate_count":                           m.RevalidateCount.Load(),
+		"connection_revalidate_count":                m.ConnectionRevalidateCount.Load(),
+		"requests_not_forwarded_to_commit_processor": m.RequestsNotForwardedToCommitProcessor.Load(),
+		"quit_leading_due_to_disloyal_voter":         m.QuitLeadingDueToDisloyalVoter.Load(),
 	}
 }
 
@@ -399,7 +485,10 @@ func (m *Metrics) reset() {
 	m.ResponseBytes.Reset()
 	m.WatchBytes.Reset()
 	for _, c := range []*Counter{&m.ConnectionRequestCount, &m.StaleSessionsExpired, &m.PrepRequestQueued,
-		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures} {
+		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures,
+		&m.LookingCount, &m.LearnerProposalReceived, &m.LearnerCommitReceived, &m.ProposalCount, &m.CommitCount,
+		&m.DiffCount, &m.SnapCount, &m.RevalidateCount, &m.ConnectionRevalidateCount,
+		&m.RequestsNotForwardedToCommitProcessor, &m.QuitLeadingDueToDisloyalVoter} {
 		c.Reset()
 	}
 }
