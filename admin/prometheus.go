@@ -128,7 +128,11 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range gozkCounters {
 		ch <- prometheus.MustNewConstMetric(col.descs[c.name], prometheus.CounterValue, float64(mv.counters[c.name]))
 	}
+	role := s.Role()
 	for _, e := range catalog {
+		if !hasMetric(e.name, role) {
+			continue // Java registers the gauge only in the roles that have it
+		}
 		d := col.descs[e.name]
 		switch e.kind {
 		case kindGauge:

@@ -28,7 +28,7 @@ type metricValues struct {
 
 func (c *Commands) readMetrics(s *server.Server) metricValues {
 	st := s.Stats()
-	return metricValues{
+	mv := metricValues{
 		gauges: map[string]any{
 			"ephemerals_count":            int64(st.EphemeralsCount),
 			"num_alive_connections":       int64(st.Connections),
@@ -58,6 +58,28 @@ func (c *Commands) readMetrics(s *server.Server) metricValues {
 		counters:  s.Metrics().Counters(),
 		summaries: s.Metrics().Summaries(),
 	}
+	role := s.Role()
+	if q := c.quorumOf(s); q != nil {
+		mv.gauges["quorum_size"] = int64(len(q.voters()))
+	}
+	if role == server.RoleLeader {
+		g := s.LeaderFigures()
+		last, lo, hi := s.ProposalSizes()
+		for k, v := range map[string]int64{
+			"learners":                    int64(g.Learners),
+			"synced_followers":            int64(g.SyncedFollowers),
+			"synced_non_voting_followers": int64(g.SyncedNonVotingFollowers),
+			"synced_observers":            int64(g.SyncedObservers),
+			"pending_syncs":               int64(g.PendingSyncs),
+			"leader_uptime":               s.LeaderUptime(),
+			"last_proposal_size":          last,
+			"min_proposal_size":           lo,
+			"max_proposal_size":           hi,
+		} {
+			mv.gauges[k] = v
+		}
+	}
+	return mv
 }
 
 // summaryKeys are the mntr suffixes of a summary.
@@ -76,8 +98,21 @@ func summaryValues(snap server.SummarySnapshot, advanced bool) []any {
 func (c *Commands) monitor(s *server.Server) []kv {
 	mv := c.readMetrics(s)
 	out := make([]kv, 0, 520)
-	out = append(out, kv{"version", c.opts.Version}, kv{"server_state", "standalone"})
+	role := s.Role()
+	out = append(out, kv{"version", c.opts.Version}, kv{"server_state", role.String()})
+	// Java's QuorumZooKeeperServer and ObserverZooKeeperServer add these
+	// before the metrics.
+	if role != server.RoleStandalone {
+		out = append(out, kv{"peer_state", s.PeerState()})
+	}
+	if role == server.RoleObserver {
+		id, _ := s.Leader() // gozk's observers learn from the leader
+		out = append(out, kv{"observer_master_id", id})
+	}
 	for _, e := range catalog {
+		if !hasMetric(e.name, role) {
+			continue
+		}
 		switch e.kind {
 		case kindGauge:
 			out = append(out, kv{e.name, mv.gauges[e.name]})
