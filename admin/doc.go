@@ -74,8 +74,11 @@
 //     fails with HTTP 500 and a Jetty error page (its command has no
 //     server to read); gozk answers the not-serving error as JSON.
 //   - zabstate's quorum_address and election_address are Jackson's
-//     rendering of Java's MultipleAddresses; gozk fills its reachability
-//     fields with the configured addresses, without probing them.
+//     rendering of Java's MultipleAddresses, its getters in the order a
+//     3.8.0 run wrote them (Jackson takes the JVM's method order, which
+//     may vary between runs, as the server_stats bean's does); gozk fills
+//     the reachability fields with the configured addresses, without
+//     probing them.
 //   - dump drops empty expiry buckets (Java prints them as "0 expire at").
 //   - envi: the JVM keys carry Go's values or <NA> (java.version is the Go
 //     version, java.class.path the executable); os.memory.* are the Go

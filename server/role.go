@@ -88,7 +88,9 @@ func (s *Server) Role() Role { return Role(s.roles.role.Load()) }
 // loop and FastLeaderElection); RoleFollower and RoleLeader then record
 // election_time, the time since the member began looking, as Java's
 // Follower and Leader do on starting (an observer records none). The
-// peer calls it on every switch, RoleLooking first, before SetPhase.
+// peer calls it on every switch, RoleLooking first (before the server is
+// attached to the monitoring commands, which take a RoleStandalone
+// server for a standalone one), and SetPhase after it.
 func (s *Server) SetRole(r Role) {
 	rs := &s.roles
 	rs.mu.Lock()
@@ -226,7 +228,8 @@ type ObserverInfo struct {
 
 // SetLeaderGauges installs the function mntr, Prometheus and the
 // AdminServer call for a leader's learner figures; the leader installs it
-// when it starts leading. Until then a leader shows zeros.
+// when it starts leading. Until then a leader shows zeros. f runs on the
+// monitoring's goroutines, concurrently with the leader's own.
 func (s *Server) SetLeaderGauges(f func() LeaderGauges) { s.roles.leaderGauges.Store(&f) }
 
 // LeaderFigures returns the leader's learner figures (zero without
