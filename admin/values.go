@@ -136,23 +136,65 @@ func (c *Commands) monitor(s *server.Server) []kv {
 	// Then the summary sets, per key in Java's hash order:
 	// zk_avg_<namespace>_read_per_namespace, ...
 	for _, set := range summarySets(s) {
+		keys := basicKeys
+		if set.advanced {
+			keys = advancedKeys
+		}
 		for _, key := range javaStringOrder(set.Keys()) {
 			snap, ok := set.Snapshot(key)
 			if !ok {
 				continue // its top-level znode was deleted meanwhile
 			}
-			for i, v := range summaryValues(snap, false) {
-				out = append(out, kv{basicKeys[i] + "_" + key + "_" + set.Name, v})
+			for i, v := range summaryValues(snap, set.advanced) {
+				out = append(out, kv{keys[i] + "_" + key + "_" + set.name, v})
 			}
 		}
 	}
 	return out
 }
 
-// summarySets are Java's basic summary sets in the order its mntr lists
-// them.
-func summarySets(s *server.Server) []*server.SummarySet {
-	return []*server.SummarySet{s.Metrics().ReadPerNamespace, s.Metrics().WritePerNamespace}
+// keyedSummaries is a summary set of either kind: one summary per key.
+type keyedSummaries interface {
+	Keys() []string
+	Snapshot(key string) (server.SummarySnapshot, bool)
+}
+
+type summarySet struct {
+	keyedSummaries
+	name     string
+	advanced bool // percentiles too (Java's AvgMinMaxPercentileCounterSet)
+}
+
+// summarySetNames are Java's summary sets in the order its mntr lists
+// them: the basic ones, then the advanced ones, each in the order of
+// its hash map. The leader's per-learner sets have keys only on a
+// leader.
+var summarySetNames = []struct {
+	name     string
+	advanced bool
+}{
+	{"learner_handler_qp_size", false},
+	{"read_per_namespace", false},
+	{"write_per_namespace", false},
+	{"ack_latency", true},
+	{"learner_handler_qp_time_ms", true},
+}
+
+// summarySets returns the server's summary sets in mntr's order.
+func summarySets(s *server.Server) []summarySet {
+	m := s.Metrics()
+	byName := map[string]keyedSummaries{
+		"learner_handler_qp_size":    m.LearnerHandlerQPSize,
+		"read_per_namespace":         m.ReadPerNamespace,
+		"write_per_namespace":        m.WritePerNamespace,
+		"ack_latency":                m.AckLatency,
+		"learner_handler_qp_time_ms": m.LearnerHandlerQPTime,
+	}
+	out := make([]summarySet, 0, len(summarySetNames))
+	for _, n := range summarySetNames {
+		out = append(out, summarySet{byName[n.name], n.name, n.advanced})
+	}
+	return out
 }
 
 // formatValue prints a value as Java's mntr does: integers as they are,

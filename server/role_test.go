@@ -166,7 +166,20 @@ func TestEnsembleMetricsByJavaName(t *testing.T) {
 	if n, _ := summaryOf(t, summaries["commit_propagation_latency"]); n != 1 {
 		t.Errorf("commit_propagation_latency has %d values", n)
 	}
+	m.LearnerHandlerQPTime.Add("2", 5)
+	m.LearnerHandlerQPTime.Add("2", 7)
+	m.LearnerHandlerQPTime.Add("1", 1)
+	if keys := m.LearnerHandlerQPTime.Keys(); len(keys) != 2 || keys[0] != "1" || keys[1] != "2" {
+		t.Errorf("learner_handler_qp_time_ms keys %v", keys)
+	}
+	if snap, ok := m.LearnerHandlerQPTime.Snapshot("2"); !ok || snap.Count != 2 || snap.Sum != 12 || snap.Min != 5 || snap.Max != 7 || len(snap.Buckets) != 2 {
+		t.Errorf("learner_handler_qp_time_ms of 2: %+v", snap)
+	}
 	s.ResetStats()
+	// Java's reset keeps a set's keys and zeroes their figures.
+	if snap, ok := m.LearnerHandlerQPTime.Snapshot("2"); !ok || snap.Count != 0 {
+		t.Errorf("srst left learner_handler_qp_time_ms of 2 at %+v (kept: %v)", snap, ok)
+	}
 	if got := m.Counters()["learner_proposal_received_count"]; got != 0 {
 		t.Errorf("srst left learner_proposal_received_count at %d", got)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -255,6 +256,56 @@ func (s *Summary) Snapshot() SummarySnapshot {
 	return out
 }
 
+// PercentileSummarySet is Java's AvgMinMaxPercentileCounterSet: one
+// advanced summary (with its histogram, 75 KB) per key, for sets whose
+// keys are few and known, such as server ids.
+type PercentileSummarySet struct {
+	Name string
+	m    sync.Map // key -> *Summary
+}
+
+// NewPercentileSummarySet returns an empty set.
+func NewPercentileSummarySet(name string) *PercentileSummarySet {
+	return &PercentileSummarySet{Name: name}
+}
+
+// Add records v under key.
+func (ps *PercentileSummarySet) Add(key string, v int64) {
+	sm, ok := ps.m.Load(key)
+	if !ok {
+		sm, _ = ps.m.LoadOrStore(key, NewSummary(key))
+	}
+	sm.(*Summary).Add(0, v)
+}
+
+// Keys returns the keys, sorted.
+func (ps *PercentileSummarySet) Keys() []string {
+	var keys []string
+	ps.m.Range(func(k, _ any) bool {
+		keys = append(keys, k.(string))
+		return true
+	})
+	slices.Sort(keys)
+	return keys
+}
+
+// Snapshot reads the summary of key; false if there is none.
+func (ps *PercentileSummarySet) Snapshot(key string) (SummarySnapshot, bool) {
+	sm, ok := ps.m.Load(key)
+	if !ok {
+		return SummarySnapshot{}, false
+	}
+	return sm.(*Summary).Snapshot(), true
+}
+
+// Reset empties every summary and keeps the keys, as Java's does.
+func (ps *PercentileSummarySet) Reset() {
+	ps.m.Range(func(_, sm any) bool {
+		sm.(*Summary).Reset()
+		return true
+	})
+}
+
 // recordExtremes lowers minV to v and raises maxV to v where it must.
 func recordExtremes(minV, maxV *atomic.Int64, v int64) {
 	for {
@@ -396,6 +447,22 @@ type Metrics struct {
 	// quit_leading_due_to_disloyal_voter: a leader that stepped down
 	// because a voter it relied on followed another leader.
 	QuitLeadingDueToDisloyalVoter Counter
+
+	// A leader's summaries per learner, keyed by the learner's server id
+	// in decimal.
+
+	// LearnerHandlerQPSize is learner_handler_qp_size: each time the
+	// leader takes a packet from a learner's send queue, the number of
+	// packets still queued for it.
+	LearnerHandlerQPSize *SummarySet
+	// LearnerHandlerQPTime is learner_handler_qp_time_ms: ms a marker
+	// packet spent in a learner's send queue (Java queues one with the
+	// proposals now and then to measure the queue's delay).
+	LearnerHandlerQPTime *PercentileSummarySet
+	// AckLatency is ack_latency: ms from a proposal to a learner's ACK of
+	// it, for the proposals whose zxid is a multiple of
+	// zookeeper.leader.ackLoggingFrequency (1000).
+	AckLatency *PercentileSummarySet
 }
 
 func newMetrics() *Metrics {
@@ -427,6 +494,9 @@ func newMetrics() *Metrics {
 		QuorumAckLatency:                 NewSummary("quorum_ack_latency"),
 		InflightDiffCount:                NewSummary("inflight_diff_count"),
 		InflightSnapCount:                NewSummary("inflight_snap_count"),
+		LearnerHandlerQPSize:             NewSummarySet("learner_handler_qp_size"),
+		LearnerHandlerQPTime:             NewPercentileSummarySet("learner_handler_qp_time_ms"),
+		AckLatency:                       NewPercentileSummarySet("ack_latency"),
 	}
 }
 
@@ -481,6 +551,9 @@ func (m *Metrics) reset() {
 	}
 	m.ReadPerNamespace.Reset()
 	m.WritePerNamespace.Reset()
+	m.LearnerHandlerQPSize.Reset()
+	m.LearnerHandlerQPTime.Reset()
+	m.AckLatency.Reset()
 	m.BytesReceived.Reset()
 	m.ResponseBytes.Reset()
 	m.WatchBytes.Reset()
