@@ -61,7 +61,9 @@ var commands = []command{
 		zxid, ts := s.LastSnapshot()
 		return obj{{"zxid", strconv.FormatUint(uint64(zxid), 16)}, {"timestamp", ts}}
 	}},
-	{"leader", []string{"lead"}, true, (*Commands).cmdLeader},
+	{"leader", []string{"lead"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
+		return c.leaderInfo(s)
+	}},
 	{"monitor", []string{"mntr"}, false, func(c *Commands, s *server.Server, _ map[string]string) obj {
 		return obj(c.monitor(s))
 	}},
@@ -171,8 +173,6 @@ func (c *Commands) cmdConfiguration(s *server.Server, _ map[string]string) obj {
 		{"client_port_listen_backlog", -1},
 	}
 }
-
-func (c *Commands) cmdLeader(s *server.Server, _ map[string]string) obj { return c.leaderInfo(s) }
 
 func (c *Commands) cmdDump(s *server.Server, _ map[string]string) obj {
 	exp := obj{}
