@@ -93,7 +93,7 @@ func (m *Member) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m.srv.Metrics().LookingCount.Add(1)
+		m.srv.SetRole(server.RoleLooking)
 		self := fle.Self{
 			ID:             m.self.ID,
 			Verifier:       m.verifier,
@@ -107,7 +107,6 @@ func (m *Member) Run(ctx context.Context) error {
 			return ignoreCancel(ctx, err)
 		}
 		m.vote = res.Vote
-		m.srv.Metrics().ElectionTime.Add(0, res.Took.Milliseconds())
 		m.log.Info().Int64("leader", res.Vote.Leader).Str("zxid", fmt.Sprintf("0x%x", res.Vote.Zxid)).
 			Int64("epoch", res.Vote.PeerEpoch).Str("state", stateName(res.State)).Dur("tookMs", res.Took).
 			Msg("election finished")
@@ -184,6 +183,7 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 		role = server.RoleObserver
 	}
 	m.srv.SetRole(role)
+	m.srv.SetLeader(res.Vote.Leader, leader.Addrs[0].Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	began := time.Now()
 	l := zab.NewLearner(zab.LearnerConfig{
@@ -237,11 +237,6 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 				return
 			}
 			took := time.Since(began)
-			if observer {
-				m.srv.Metrics().ObserverSyncTime.Add(0, took.Milliseconds())
-			} else {
-				m.srv.Metrics().FollowerSyncTime.Add(0, took.Milliseconds())
-			}
 			m.log.Info().Int64("leader", res.Vote.Leader).Str("mode", store.mode.String()).
 				Int("txns", store.txns).Str("zxid", fmt.Sprintf("0x%x", m.srv.LastZxid())).
 				Dur("tookMs", took).Msg("synced with the leader; serving clients")

@@ -246,7 +246,7 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 	s.mon.received(c, len(payload))
 	if !c.handshakeStarted {
 		c.handshakeStarted = true
-		if !s.serving.Load() {
+		if !s.Serving() {
 			// An ensemble member electing or syncing: Java closes the
 			// connection ("ZooKeeperServer not running"), and the client
 			// tries another server.

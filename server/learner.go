@@ -309,11 +309,10 @@ func (s *Server) StartLearning(lc Learning) error {
 	if lc.Observer {
 		role = RoleObserver
 	}
-	s.roles.role.Store(int32(role))
-	s.SetPhase(PhaseBroadcast)
+	s.SetRole(role)
 	s.SetSyncMode("")
 	go s.forwardLoop(ls)
-	s.serving.Store(true)
+	s.SetPhase(PhaseBroadcast) // Serving is true from here
 	s.logger.Info().Str("role", role.String()).Msg("serving clients")
 	return nil
 }
@@ -496,9 +495,7 @@ func (s *Server) StopServing() error {
 	if !s.cfg.Ensemble {
 		return errors.New("server: a standalone server serves until it stops")
 	}
-	s.serving.Store(false)
-	s.roles.role.Store(int32(RoleLooking))
-	s.SetPhase(PhaseElection)
+	s.SetRole(RoleLooking) // Serving is false from here
 	s.SetSyncMode("")
 	if ls := s.learner.Swap(nil); ls != nil {
 		close(ls.stop)

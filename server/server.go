@@ -133,8 +133,7 @@ type Server struct {
 	outstanding atomic.Int64
 	roles       roleState // an ensemble member's role (role.go)
 
-	// Ensemble members only (learner.go): whether clients are served,
-	// the learner's pipeline while following or observing, the log of
+	// Ensemble members only (learner.go): the learner's pipeline while following or observing, the log of
 	// what the leader sends, and the zxid of a snapshot a SNAP put in
 	// place of the tree, until it is written.
 	serving         atomic.Bool
@@ -275,14 +274,13 @@ func Open(cfg Config) (*Server, error) {
 	if cfg.Ensemble {
 		// The peer starts a role; until then nothing is served. Writes
 		// have no prep here until this server leads.
-		s.roles.role.Store(int32(RoleLooking))
+		s.SetRole(RoleLooking)
 		s.ens = newLearnerLog()
 		s.ensembleDone = make(chan struct{})
 		go s.waitDurable(s.ens)
 		close(s.finalDone)
 		s.bg.Add(1)
 	} else {
-		s.serving.Store(true)
 		go s.writeLoop()
 		s.bg.Add(3)
 		go s.expiryLoop()
