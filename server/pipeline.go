@@ -455,6 +455,13 @@ func (s *Server) replyWrite(r *request) {
 	if r.txn == nil {
 		zxid = s.tree.LastProcessedZxid()
 	}
+	if sessionMoved(r) {
+		// The leader found the session owned by another server: Java
+		// answers nothing and closes the connection (a client that
+		// moved must not be answered on the one it left).
+		c.nc.Close()
+		return
+	}
 	if r.err != proto.ErrOK && (r.op != proto.OpMulti || r.err == proto.ErrMarshallingError) {
 		c.reply(r.xid, zxid, r.err, nil)
 		return
@@ -498,4 +505,18 @@ func (s *Server) replyWrite(r *request) {
 	if r.op == proto.OpCloseSession {
 		c.closeAfterFlush()
 	}
+}
+
+// sessionMoved reports whether a committed write failed with SESSIONMOVED,
+// alone or in one of a multi's ops; only a leader says so.
+func sessionMoved(r *request) bool {
+	if r.result.Err == proto.ErrSessionMoved {
+		return true
+	}
+	for _, m := range r.result.Multi {
+		if m.Type == proto.OpError && m.Err == proto.ErrSessionMoved {
+			return true
+		}
+	}
+	return false
 }
