@@ -623,7 +623,7 @@ func (l *loader) setupClientPort() error {
 }
 
 func isWildcard(host string) bool {
-	ip := net.ParseIP(strings.Trim(host, "[]"))
+	ip := net.ParseIP(javaHost(strings.Trim(host, "[]")))
 	return ip != nil && ip.IsUnspecified()
 }
 
@@ -632,7 +632,7 @@ func isWildcard(host string) bool {
 // names by name.
 func sameHost(a, b string) bool {
 	norm := func(h string) string {
-		h = strings.Trim(h, "[]")
+		h = javaHost(strings.Trim(h, "[]"))
 		if strings.EqualFold(h, "localhost") {
 			return "127.0.0.1"
 		}

@@ -34,6 +34,10 @@ var ensembleCases = []Case{
 		Files: myid1, Accept: true, Distributed: true, ServerID: 1},
 	{Name: "ens-server-id-above-255", Cfg: quorum + "server.1=zk1:2888:3888\nserver.2=zk2:2888:3888\nserver.300=zk3:2888:3888\n",
 		Files: myid1, Accept: true, Distributed: true, ServerID: 1},
+	{Name: "ens-static-address-shorthand", Cfg: quorum + "clientPortAddress=127.1\nserver.1=zk1:2888:3888;127.0.0.1:2181\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n",
+		Files: myid1, Accept: true, Distributed: true, ServerID: 1},
+	{Name: "ens-static-address-zero-is-wildcard", Cfg: quorum + "clientPortAddress=0\nserver.1=zk1:2888:3888;127.0.0.5:2181\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n",
+		Files: myid1, Accept: true, Distributed: true, ServerID: 1},
 	{Name: "ens-same-port-message", Cfg: quorum + "server.1=zk1:2888:2888\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n",
 		Files: myid1, Err: "must be different", JavaErr: "Client and election port must be different"},
 
