@@ -43,7 +43,10 @@
 // # Differences from Java
 //
 // Java fails with a NullPointerException on a grouped observer without a
-// weight; gozk names the server and the missing weight.N. Java's
+// weight; gozk names the server and the missing weight.N. Two keys that
+// name one server, weight or group (server.1 and server.01) are refused:
+// Java keeps one of them in its hash table's order, or for groups merges
+// them and counts the group twice, so that no set is a quorum. Java's
 // Long.parseLong and InetAddress read a few forms gozk does not: digits
 // of other scripts, IPv4 shorthands such as 127.1 (a host name to gozk),
 // IPv6 zones. ServerSpec.String writes IP literals as Java does

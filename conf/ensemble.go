@@ -271,12 +271,20 @@ func parseEnsemble(file string, lines []ensembleLine, multiAddressEnabled bool) 
 			if err != nil {
 				return nil, errAt(l, "%s", err.Error())
 			}
+			if prev, dup := e.Servers[sid]; dup {
+				// Java keeps one of them, in its hash table's order.
+				return nil, errAt(l, "%s and %s both name server %d", prev.Key, l.Key, sid)
+			}
 			s.Key, s.Line, s.File = l.Key, l.Line, file
 			e.Servers[sid] = s
 		case e.Hierarchical && strings.HasPrefix(l.Key, "group"):
 			gid, ok := parseJavaLong(afterDot(l.Key))
 			if !ok {
 				return nil, errAt(l, "%q is not a group id (group.<number>)", afterDot(l.Key))
+			}
+			if _, dup := e.Groups[gid]; dup {
+				// Java merges them and counts the group twice.
+				return nil, errAt(l, "another group key also names group %d", gid)
 			}
 			for _, part := range javaSplit(l.Raw, ":") {
 				sid, ok := parseJavaLong(part)
@@ -300,6 +308,10 @@ func parseEnsemble(file string, lines []ensembleLine, multiAddressEnabled bool) 
 			w, ok := parseJavaLong(l.Raw)
 			if !ok {
 				return nil, errAt(l, "%q is not a whole number", l.Raw)
+			}
+			if _, dup := weights[sid]; dup {
+				// Java keeps one of them, in its hash table's order.
+				return nil, errAt(l, "another weight key also names server %d", sid)
 			}
 			weights[sid] = w
 		case l.Key == "version":

@@ -38,6 +38,14 @@ var ensembleCases = []Case{
 		Files: myid1, Accept: true, Distributed: true, ServerID: 1},
 	{Name: "ens-static-address-zero-is-wildcard", Cfg: quorum + "clientPortAddress=0\nserver.1=zk1:2888:3888;127.0.0.5:2181\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n",
 		Files: myid1, Accept: true, Distributed: true, ServerID: 1},
+	// Two keys for one id: Java keeps one in its hash table's order
+	// (server.01 over server.1, whichever comes first in the file).
+	{Name: "ens-server-id-twice", Cfg: quorum + "server.1=zk1a:2888:3888\nserver.01=zk1b:2888:3888\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n",
+		Files: myid1, Accept: true, Distributed: true, ServerID: 1, Stricter: "which line counts would depend on Java's hash order", Err: "server.1 and server.01 both name server 1"},
+	{Name: "ens-weight-id-twice", Cfg: quorum + three + "group.1=1:2:3\nweight.1=2\nweight.01=3\n",
+		Files: myid1, Accept: true, Distributed: true, ServerID: 1, Stricter: "which line counts would depend on Java's hash order", Err: "another weight key also names server 1"},
+	{Name: "ens-group-id-twice", Cfg: quorum + three + "group.1=1:2\ngroup.01=3\n",
+		Files: myid1, Accept: true, Distributed: true, ServerID: 1, Stricter: "Java merges the two and counts the group twice", Err: "another group key also names group 1"},
 	{Name: "ens-same-port-message", Cfg: quorum + "server.1=zk1:2888:2888\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n",
 		Files: myid1, Err: "must be different", JavaErr: "Client and election port must be different"},
 
