@@ -258,3 +258,28 @@ func TestExportEpochFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestImportOverStoreWithEpochsOnly: a store that holds epochs and
+// nothing else is not empty; --force replaces it, and the new store has
+// only the epochs of the Java directory (none for a standalone one).
+func TestImportOverStoreWithEpochsOnly(t *testing.T) {
+	dst := tmpDirs(t)
+	s, err := dst.openGozkStore(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetAcceptedEpoch(5); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	src := fixtureDirs("plain")
+	if _, err := Import(*src, *dst, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "epochs: accepted 5, current none); --force replaces it") {
+		t.Fatalf("import over a store with epochs: %v", err)
+	}
+	if _, err := Import(*src, *dst, ImportOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if e := storeEpochs(t, dst); e != (zkfiles.Epochs{}) {
+		t.Fatalf("epochs after the import: %+v", e)
+	}
+}

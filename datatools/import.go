@@ -158,13 +158,20 @@ func openEmptyStore(dst *Dirs, o ImportOptions) (*persistence.Store, error) {
 		store.Close()
 		return nil, err
 	}
-	if len(snaps) == 0 && store.Log().LastZxid() == 0 {
+	// Epochs alone make a store not empty too: a member's promises must
+	// not outlive the data they went with.
+	epochs, err := store.Epochs()
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	if len(snaps) == 0 && store.Log().LastZxid() == 0 && !epochs.HasAccepted && !epochs.HasCurrent {
 		return store, nil
 	}
 	store.Close()
 	if !o.Force {
-		return nil, fmt.Errorf("gozk's store in %s is not empty (%d snapshots, txns up to 0x%x); --force replaces it",
-			dst.DataDir, len(snaps), store.Log().LastZxid())
+		return nil, fmt.Errorf("gozk's store in %s is not empty (%d snapshots, txns up to 0x%x, epochs: accepted %s, current %s); --force replaces it",
+			dst.DataDir, len(snaps), store.Log().LastZxid(), epochText(epochs.Accepted, epochs.HasAccepted), epochText(epochs.Current, epochs.HasCurrent))
 	}
 	for _, p := range []string{filepath.Join(dst.DataDir, persistence.SnapshotDirName), filepath.Join(dst.logDir(), persistence.StoreDirName)} {
 		moved, err := moveAside(p)
