@@ -122,7 +122,22 @@ func (e *javaEnsemble) addr(id int64) string { return "127.0.0.1:" + strconv.Ito
 // writeNodes creates n children of parent through member id, and syncs.
 func (e *javaEnsemble) writeNodes(id int64, parent string, n int) {
 	e.t.Helper()
-	c := connect(e.t, e.addr(id), zkwire.Options{})
+	// A member that just reported its mode may still turn sessions away
+	// for a moment.
+	var c *zkwire.Client
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var err error
+		c, err = zkwire.Connect(e.addr(id), sessionTimeout, zkwire.Options{})
+		if err == nil && !c.Refused() {
+			break
+		}
+		if c != nil {
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("member %d takes no session: %v", id, err)
+		}
+	}
 	defer c.Close()
 	if _, err := c.Exists(parent, false); err != nil {
 		must[string](e.t, "create "+parent)(c.Create(parent, []byte(parent), open, 0))
@@ -190,6 +205,7 @@ func TestEnsembleMemberMovesWithItsEpochs(t *testing.T) {
 	e.writeNodes(3, "/before", 20)
 	memberDir := filepath.Join(root, "java3", "data")
 	e.kill(3)
+	e.newLeader() // member 3 may have led
 	javaEpochs := epochFiles(t, memberDir)
 	e.writeNodes(1, "/while-away", 10)
 
