@@ -152,9 +152,7 @@ func (m *Member) epochs() (current, accepted int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	current, accepted, writeCurrent, writeAccepted, err := zab.EpochsAtStart(m.srv.LastZxid(), zab.StoredEpochs{
-		Current: e.Current, HasCurrent: e.HasCurrent, Accepted: e.Accepted, HasAccepted: e.HasAccepted,
-	})
+	current, accepted, writeCurrent, writeAccepted, err := zab.EpochsAtStart(m.srv.LastZxid(), e)
 	if err != nil {
 		return 0, 0, err
 	}

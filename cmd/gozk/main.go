@@ -217,9 +217,8 @@ func runServer(c *cli.Context) error {
 		if self, ok := cfg.Quorum.Self(); ok && cfg.ClientPort == 0 && self.ClientPort != 0 {
 			sc.ClientAddr = self.ClientAddr()
 		}
-		if cfg.ReconfigEnabled {
-			logger.Warn().Str("config", cfg.File).Msg("reconfigEnabled=true: dynamic reconfiguration is not supported by this build of gozk; " +
-				"the ensemble's membership is the static one in the configuration, and reconfig requests are refused")
+		if w := cfg.ReconfigWarning(); w != "" {
+			logger.Warn().Msg(w)
 		}
 	}
 	mon.configure(&sc)
