@@ -108,6 +108,16 @@ func (o *outstandingChanges) applied(zxid int64) {
 	o.mu.Unlock()
 }
 
+// reset drops every record: a leader's term ended with writes prepared
+// and never applied.
+func (o *outstandingChanges) reset() {
+	o.mu.Lock()
+	clear(o.records)
+	o.records, o.head = o.records[:0], 0
+	clear(o.byPath)
+	o.mu.Unlock()
+}
+
 // checkIdle asserts that nothing is outstanding, for a pipeline that has
 // applied every write it prepared: a record left behind would make prep
 // judge later writes against a state the tree never reaches.

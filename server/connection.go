@@ -383,6 +383,9 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 		return
 	}
 	s.tracker.setTimeout(sess, timeout)
+	if lr := s.leading.Load(); lr != nil {
+		s.tracker.setOwner(sess, lr.self) // the client moved here
+	}
 	s.tracker.bind(sess, c)
 	c.mu.Lock()
 	c.session = sess
@@ -428,7 +431,8 @@ func (s *Server) sendHandshakeReply(c *connection, timeout int32, id int64, pw [
 func (s *Server) finishConnect(r *request) {
 	c := r.conn
 	if c == nil {
-		// A session another server of the ensemble created.
+		// A session a learner created (a leader tracks it from prep on),
+		// or one another server created.
 		return
 	}
 	sess := s.tracker.add(r.sid, r.sessionTimeout)

@@ -497,6 +497,7 @@ func (s *Server) StopServing() error {
 	}
 	s.SetRole(RoleLooking) // Serving is false from here
 	s.SetSyncMode("")
+	s.stopLeading()
 	if ls := s.learner.Swap(nil); ls != nil {
 		close(ls.stop)
 		<-ls.done

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"errors"
 	"sync"
 	"time"
 
@@ -39,8 +41,8 @@ func (q *requestQueue) push(r *request) bool {
 }
 
 // popAll waits for work and takes everything queued; it returns nil once
-// the queue is closed and empty.
-func (q *requestQueue) popAll(dst []*request) []*request {
+// the queue is closed and empty, or stop is closed (nil: never).
+func (q *requestQueue) popAll(dst []*request, stop <-chan struct{}) []*request {
 	for {
 		q.mu.Lock()
 		n := len(q.items)
@@ -53,7 +55,11 @@ func (q *requestQueue) popAll(dst []*request) []*request {
 		case closed:
 			return nil
 		}
-		<-q.signal
+		select {
+		case <-q.signal:
+		case <-stop:
+			return nil
+		}
 	}
 }
 
@@ -116,17 +122,33 @@ const maxReusedTxnBuffer = 4 << 20
 // (netio.Conn.Hold) and released once it is applied: each then gets its
 // answers and notifications in one write, made directly from this
 // goroutine when the connection is idle.
-func (s *Server) writeLoop() {
-	defer close(s.finalDone)
+//
+// A leader runs the same loop with another commit source: a batch is
+// proposed to the followers as it goes to the log, and it is applied once
+// the quorum has acknowledged it (leaderRun.waitCommitted), not when the
+// local fsync returns. lr is nil for a standalone server; done is closed
+// when the loop ends.
+func (s *Server) writeLoop(lr *leaderRun, done chan struct{}) {
+	defer close(done)
 	w := writeStage{
 		entries: make([]persistence.Entry, 0, maxSyncBatch),
 		ends:    make([]int, 0, maxSyncBatch),
-		waits:   make(chan persistence.PendingAppend, maxLogging),
+		waits:   make(chan loggingBatch, maxLogging),
 		durable: make(chan error, maxLogging),
+		leader:  lr,
+	}
+	var stop <-chan struct{}
+	if lr != nil {
+		stop = lr.stop
 	}
 	go func() {
-		for p := range w.waits {
-			w.durable <- p.Wait()
+		for b := range w.waits {
+			err := b.log.Wait()
+			if err == nil && lr != nil && b.last != 0 {
+				lr.sink.Logged(b.last)
+				err = lr.waitCommitted(b.last)
+			}
+			w.durable <- err
 		}
 	}()
 	defer close(w.waits)
@@ -140,7 +162,7 @@ func (s *Server) writeLoop() {
 				// Every prepared write has been applied.
 				s.prep.changes.checkIdle()
 			}
-			if w.backlog = s.prepQueue.popAll(w.backlog[:0]); w.backlog == nil {
+			if w.backlog = s.prepQueue.popAll(w.backlog[:0], stop); w.backlog == nil {
 				return
 			}
 			s.mon.metrics.PrepRequestQueued.Add(int64(len(w.backlog)))
@@ -157,7 +179,7 @@ func (s *Server) writeLoop() {
 			err = <-w.durable
 		}
 		if err != nil {
-			s.fatal(err)
+			s.writeFailed(err)
 			return
 		}
 		// One fsync often makes several batches durable: they are all
@@ -168,7 +190,7 @@ func (s *Server) writeLoop() {
 			select {
 			case err := <-w.durable:
 				if err != nil {
-					s.fatal(err)
+					s.writeFailed(err)
 					return
 				}
 				w.ready = append(w.ready, w.popLogging(s))
@@ -220,8 +242,26 @@ type writeStage struct {
 	entries   []persistence.Entry
 	ends      []int
 	encoded   jute.Writer
-	waits     chan persistence.PendingAppend // to the fsync waiter, in log order
-	durable   chan error                     // from it, in the same order
+	waits     chan loggingBatch // to the fsync waiter, in log order
+	durable   chan error        // from it, in the same order
+	leader    *leaderRun        // nil unless this server leads
+}
+
+// loggingBatch is a batch handed to the log, for the fsync waiter: last
+// is its newest zxid (0 for a batch without txns).
+type loggingBatch struct {
+	log  persistence.PendingAppend
+	last int64
+}
+
+// writeFailed ends the write loop on err: the log failed (the server
+// stops), or the leader's role ended while a batch waited for its quorum
+// (the member goes back to electing; nothing of that batch is answered).
+func (s *Server) writeFailed(err error) {
+	if errors.Is(err, errRoleEnded) {
+		return
+	}
+	s.fatal(err)
 }
 
 // logArrivals prepares what is queued and hands it to the log, one batch
@@ -240,10 +280,12 @@ func (s *Server) logArrivals(w *writeStage) bool {
 		}
 		var b syncBatch
 		b.reqs, w.backlog = takeBatch(spare, w.backlog)
-		if !s.submitBatch(&b, &w.encoded, &w.entries, &w.ends) {
+		if !s.submitBatch(&b, &w.encoded, &w.entries, &w.ends, w.leader) {
 			return false
 		}
-		if len(w.logging) == 0 && !w.answering && !b.log.Syncing() {
+		// A batch with nothing to wait for is answered now, unless a
+		// quorum must acknowledge its txns first.
+		if len(w.logging) == 0 && !w.answering && !b.log.Syncing() && (b.txns == 0 || w.leader == nil) {
 			if err := b.log.Wait(); err != nil {
 				s.fatal(err)
 				return false
@@ -257,7 +299,7 @@ func (s *Server) logArrivals(w *writeStage) bool {
 			continue
 		}
 		w.logging = append(w.logging, b)
-		w.waits <- b.log
+		w.waits <- loggingBatch{log: b.log, last: b.last}
 	}
 	return true
 }
@@ -303,6 +345,7 @@ type syncBatch struct {
 	reqs  []*request
 	log   persistence.PendingAppend
 	txns  int
+	last  int64 // the newest zxid of its txns
 	began time.Time
 }
 
@@ -323,7 +366,10 @@ func takeBatch(dst, backlog []*request) (batch, rest []*request) {
 // sliced from it once it has stopped growing. It reports false when the
 // log failed: nothing after that could be made durable, so the server
 // stops rather than acknowledge writes that may be lost.
-func (s *Server) submitBatch(b *syncBatch, encoded *jute.Writer, entries *[]persistence.Entry, ends *[]int) bool {
+//
+// A leader (lr not nil) proposes each txn to its followers once the log
+// has it, in zxid order.
+func (s *Server) submitBatch(b *syncBatch, encoded *jute.Writer, entries *[]persistence.Entry, ends *[]int, lr *leaderRun) bool {
 	// One reading of the wall clock per batch: txn times are whole
 	// milliseconds, and a batch is prepared in a few microseconds.
 	now := time.Now().UnixMilli()
@@ -339,10 +385,11 @@ func (s *Server) submitBatch(b *syncBatch, encoded *jute.Writer, entries *[]pers
 			*ends = append(*ends, encoded.Len())
 		}
 	}
-	b.txns, b.log = len(*entries), persistence.PendingAppend{}
+	b.txns, b.log, b.last = len(*entries), persistence.PendingAppend{}, 0
 	if b.txns == 0 {
 		return true
 	}
+	b.last = (*entries)[b.txns-1].Zxid
 	buf, start := encoded.Bytes(), 0
 	for i, end := range *ends {
 		(*entries)[i].Data = buf[start:end:end]
@@ -359,6 +406,12 @@ func (s *Server) submitBatch(b *syncBatch, encoded *jute.Writer, entries *[]pers
 	}
 	b.log = pending
 	s.countLogged(b.txns)
+	if lr != nil {
+		// The buffer is reused by the next batch: Zab keeps copies.
+		for _, e := range *entries {
+			lr.sink.Propose(e.Zxid, bytes.Clone(e.Data))
+		}
+	}
 	return true
 }
 

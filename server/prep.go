@@ -38,6 +38,16 @@ func (p *prepStage) prepare(r *request, now int64) {
 		p.lastZxid++
 		to := &proto.CreateSessionTxn{TimeOut: r.sessionTimeout}
 		p.setTxn(r, now, proto.OpCreateSession, to)
+		if lr := p.srv.leading.Load(); lr != nil {
+			// A leader tracks the session from here, as Java's prep
+			// does, so that the session's next request, prepared before
+			// this one is applied, finds it.
+			owner := lr.self
+			if r.fromLearner {
+				owner = r.owner
+			}
+			p.srv.tracker.setOwner(p.srv.tracker.add(r.sid, r.sessionTimeout), owner)
+		}
 		return
 	}
 	record, ok := p.decodeBody(r)
@@ -51,6 +61,26 @@ func (p *prepStage) prepare(r *request, now int64) {
 	}
 	p.lastZxid++
 	zxid := p.lastZxid
+	if lr := p.srv.leading.Load(); lr != nil && (r.conn != nil || r.fromLearner) {
+		// A leader checks the session of every client request, its own
+		// clients' and the learners', as Java's PrepRequestProcessor
+		// does: expired, or moved to another server. Its own expiries
+		// and reaping are not checked.
+		owner := r.owner
+		if !r.fromLearner {
+			owner = lr.self
+		}
+		if code := p.srv.tracker.check(r.sid, owner); code != proto.ErrOK && (r.op != proto.OpCloseSession || code == proto.ErrSessionMoved) {
+			r.err = code
+			p.setTxn(r, now, proto.OpError, &proto.ErrorTxn{Err: int32(code)})
+			return
+		}
+		if r.op == proto.OpCloseSession && r.session == nil {
+			if sess := p.srv.tracker.get(r.sid); sess != nil {
+				p.srv.tracker.markClosing(sess)
+			}
+		}
+	}
 	if r.session != nil && r.op != proto.OpCloseSession && !p.srv.tracker.isActive(r.session) {
 		// The session began closing after this request was read.
 		r.err = proto.ErrSessionExpired

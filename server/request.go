@@ -19,6 +19,10 @@ type request struct {
 	// remote marks a txn committed by the leader that no local request
 	// waits for: it was never counted as outstanding here.
 	remote bool
+	// fromLearner marks a request a learner forwarded to this leader;
+	// owner is that learner's server id (the session's owner to check).
+	fromLearner bool
+	owner       int64
 	// viaLeader marks a sync a learner sends through its leader: it
 	// waits in its session's queue as a write does.
 	viaLeader bool

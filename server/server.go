@@ -138,6 +138,7 @@ type Server struct {
 	// place of the tree, until it is written.
 	serving         atomic.Bool
 	learner         atomic.Pointer[learnerState]
+	leading         atomic.Pointer[leaderRun]
 	ens             *learnerLog
 	ensembleDone    chan struct{}
 	snapReplaced    int64
@@ -281,7 +282,7 @@ func Open(cfg Config) (*Server, error) {
 		close(s.finalDone)
 		s.bg.Add(1)
 	} else {
-		go s.writeLoop()
+		go s.writeLoop(nil, s.finalDone)
 		s.bg.Add(3)
 		go s.expiryLoop()
 		go s.containerLoop()
@@ -420,6 +421,7 @@ func (s *Server) shutdownPipeline() {
 	s.prepQueue.close()
 	<-s.finalDone
 	if s.cfg.Ensemble {
+		s.stopLeading()
 		if ls := s.learner.Swap(nil); ls != nil {
 			close(ls.stop)
 			<-ls.done
@@ -447,17 +449,26 @@ func (s *Server) submitInternal(r *request) bool {
 // boundaries where their buckets lie.
 func (s *Server) expiryLoop() {
 	defer s.bg.Done()
-	s.tracker.expireLoop(s.stop, time.After, func(sess *session) {
-		s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", s.tracker.timeoutOf(sess)).Msg("session expired")
-		s.mon.metrics.StaleSessionsExpired.Add(1)
-		s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
-	})
+	s.tracker.expireLoop(s.stop, time.After, s.expireSession)
+}
+
+// expireSession closes a session whose deadline passed, through a
+// closeSession txn.
+func (s *Server) expireSession(sess *session) {
+	s.logger.Info().Str("session", fmt.Sprintf("0x%x", sess.id)).Int32("timeout", s.tracker.timeoutOf(sess)).Msg("session expired")
+	s.mon.metrics.StaleSessionsExpired.Add(1)
+	s.submitInternal(&request{sid: sess.id, op: proto.OpCloseSession})
 }
 
 // containerLoop deletes empty containers and expired TTL nodes through
 // deleteContainer txns, at most ContainerMaxPerMinute a minute.
 func (s *Server) containerLoop() {
 	defer s.bg.Done()
+	s.reapContainers(s.stop)
+}
+
+// reapContainers is containerLoop's work until stop is closed.
+func (s *Server) reapContainers(stop <-chan struct{}) {
 	interval := s.cfg.ContainerCheckInterval
 	if interval <= 0 {
 		interval = time.Minute
@@ -466,7 +477,7 @@ func (s *Server) containerLoop() {
 	defer ticker.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-stop:
 			return
 		case <-ticker.C:
 		}

@@ -3,6 +3,8 @@ package server
 import (
 	"sync"
 	"time"
+
+	"github.com/gozk/gozk/proto"
 )
 
 // session is one client session. Its request queue keeps the session's
@@ -16,6 +18,9 @@ type session struct {
 	expireAt int64 // ms, a multiple of tickTime
 	closing  bool
 	conn     *connection
+	// owner is the server whose clients use the session, on a leader
+	// (Java's session owner): 0 until known.
+	owner int64
 
 	mu       sync.Mutex
 	queue    []*request // requests not yet answered, in arrival order
@@ -69,6 +74,47 @@ func (t *sessionTracker) newID() int64 {
 			return id
 		}
 	}
+}
+
+// touchID touches the session id for a learner that reported it (or asks
+// to revalidate it) and makes the learner its owner; it reports whether
+// the session lives.
+func (t *sessionTracker) touchID(id int64, timeout int32, owner int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[id]
+	if s == nil || s.closing {
+		return false
+	}
+	s.owner = owner
+	t.touchLocked(s, t.now())
+	return true
+}
+
+// setOwner records the server whose clients use s.
+func (t *sessionTracker) setOwner(s *session, owner int64) {
+	t.mu.Lock()
+	s.owner = owner
+	t.mu.Unlock()
+}
+
+// check is a leader's check of a request's session (Java's
+// SessionTracker.checkSession): SessionExpired for an unknown or closing
+// one, SessionMoved when another server owns it; the first server to use
+// a session without an owner becomes its owner.
+func (t *sessionTracker) check(id, owner int64) proto.ErrCode {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[id]
+	switch {
+	case s == nil || s.closing:
+		return proto.ErrSessionExpired
+	case s.owner == 0:
+		s.owner = owner
+	case s.owner != owner:
+		return proto.ErrSessionMoved
+	}
+	return proto.ErrOK
 }
 
 // reset forgets every session and starts a new id sequence, as Java's

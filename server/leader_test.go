@@ -1,0 +1,173 @@
+package server
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/proto"
+)
+
+// quorumSink plays the followers of a leading server: it records the
+// proposals, and commits what the leader logged once allowed.
+type quorumSink struct {
+	s *Server
+
+	mu        sync.Mutex
+	proposals []int64
+	logged    int64
+	hold      bool // no quorum: nothing commits
+}
+
+func (q *quorumSink) Propose(zxid int64, data []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if h := binaryZxid(data); h != zxid {
+		panic("proposal data for another zxid")
+	}
+	q.proposals = append(q.proposals, zxid)
+}
+
+func (q *quorumSink) Logged(zxid int64) {
+	q.mu.Lock()
+	q.logged = zxid
+	hold := q.hold
+	q.mu.Unlock()
+	if !hold {
+		q.s.Committed(zxid)
+	}
+}
+
+func binaryZxid(data []byte) int64 {
+	r := jute.NewReader(data)
+	var h proto.TxnHeader
+	h.Decode(r)
+	return h.Zxid
+}
+
+func startLeader(t *testing.T, hold bool) (*Server, *quorumSink) {
+	t.Helper()
+	s := startTestServer(t, t.TempDir(), func(c *Config) { c.Ensemble = true; c.ServerID = 3 })
+	q := &quorumSink{s: s, hold: hold}
+	if err := s.StartLeading(Leading{Sink: q, Epoch: 4}); err != nil {
+		t.Fatal(err)
+	}
+	return s, q
+}
+
+// TestLeaderAppliesWhatTheQuorumCommits: a leader's writes carry zxids of
+// its epoch, are proposed in order, and are answered only once committed.
+func TestLeaderAppliesWhatTheQuorumCommits(t *testing.T) {
+	s, q := startLeader(t, false)
+	c, _ := connect(t, s)
+	if _, err := c.Create("/a", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := c.Get("/a")
+	if err != nil || st.Czxid>>32 != 4 {
+		t.Fatalf("/a: %+v %v; want a zxid of epoch 4", st, err)
+	}
+	q.mu.Lock()
+	props := append([]int64(nil), q.proposals...)
+	q.hold = true
+	q.mu.Unlock()
+	if len(props) != 2 || props[0] != 4<<32|1 || props[1] != 4<<32|2 {
+		t.Fatalf("proposals %x, want the createSession then the create, from 0x400000001", props)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Set("/a", []byte("x"), -1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("set answered (%v) without a quorum", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	q.mu.Lock()
+	logged := q.logged
+	q.mu.Unlock()
+	s.Committed(logged)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLeaderPreparesLearnerRequests: a learner's create is prepared with
+// its client's identities and session; a request of a session another
+// server owns is SESSIONMOVED; an unknown session's is SESSIONEXPIRED.
+func TestLeaderPreparesLearnerRequests(t *testing.T) {
+	s, _ := startLeader(t, false)
+	sid := int64(0x0100000000000007)
+	submit := func(owner int64, op proto.OpCode, body []byte) {
+		t.Helper()
+		if err := s.SubmitLearnerRequest(LearnerRequest{Owner: owner, Session: sid, Cxid: 1, Op: op, Body: body,
+			IDs: []proto.Id{{Scheme: "ip", Id: "10.0.0.1"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitZxid := func(want int64) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for s.LastZxid() < want {
+			if time.Now().After(deadline) {
+				t.Fatalf("tree at 0x%x, want 0x%x", s.LastZxid(), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	create := jute.Marshal(&proto.CreateRequest{Path: "/l", Data: []byte("d"), Acl: proto.OpenACLUnsafe})
+	submit(1, proto.OpCreate, create)
+	waitZxid(4<<32 | 1)
+	if _, _, ok := s.Tree().Exists("/l"); ok {
+		t.Fatal("a create of an unknown session was applied")
+	}
+	submit(1, proto.OpCreateSession, []byte{0, 0, 0x0f, 0xa0})
+	submit(1, proto.OpCreate, create)
+	waitZxid(4<<32 | 3)
+	if _, _, ok := s.Tree().Exists("/l"); !ok {
+		t.Fatal("the learner's create was not applied")
+	}
+	if !s.RevalidateSession(2, sid, 4000) {
+		t.Fatal("a live session revalidated as dead")
+	}
+	submit(1, proto.OpDelete, jute.Marshal(&proto.DeleteRequest{Path: "/l", Version: -1}))
+	waitZxid(4<<32 | 4)
+	if _, _, ok := s.Tree().Exists("/l"); !ok {
+		t.Fatal("a request from the server the session moved away from was applied")
+	}
+	if s.RevalidateSession(2, sid+1, 4000) {
+		t.Fatal("an unknown session revalidated as live")
+	}
+}
+
+// TestLeaderTermEndsWithoutQuorum: batches waiting for a quorum when the
+// role ends are not answered, and the server stops serving.
+func TestLeaderTermEndsWithoutQuorum(t *testing.T) {
+	s, q := startLeader(t, false)
+	c, _ := connect(t, s)
+	q.mu.Lock()
+	q.hold = true
+	q.mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Create("/never", nil, 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := s.StopServing(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("a write without a quorum was acknowledged")
+	} else if errors.Is(err, zk.ErrNodeExists) {
+		t.Fatal(err)
+	}
+	if s.Serving() {
+		t.Fatal("serving after the term ended")
+	}
+}
