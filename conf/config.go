@@ -30,28 +30,36 @@ type Config struct {
 	NumSelectorThreads      int           // zookeeper.nio.numSelectorThreads: event loops; 0 = sqrt(CPUs/2), at least 1
 	SessionlessCnxnTimeout  time.Duration // zookeeper.nio.sessionlessCnxnTimeout (ms): time to send the ConnectRequest
 	SnapCount               int           // snapCount
-	SkipACL                 bool          // skipACL=yes
-	ForceSync               bool          // forceSync (not "no")
-	FsyncWarning            time.Duration // fsync.warningthresholdms
-	JuteMaxBuffer           int           // -Djute.maxbuffer (also accepted in zoo.cfg)
-	JuteMaxBufferExtra      int           // jute.maxbuffer.extrasize; -1 = same as JuteMaxBuffer
-	ExtendedTypesEnabled    bool          // extendedTypesEnabled
-	ContainerCheckInterval  time.Duration // -Dznode.container.checkIntervalMs
-	ContainerMaxPerMinute   int           // -Dznode.container.maxPerMinute
-	ContainerMaxNeverUsed   time.Duration // -Dznode.container.maxNeverUsedIntervalMs
-	EnforceQuota            bool          // enforceQuota
-	SuperDigest             string        // DigestAuthenticationProvider.superDigest
-	DigestAuthEnabled       bool          // DigestAuthenticationProvider.enabled
-	DigestAlg               string        // DigestAuthenticationProvider.digestAlg
-	DigestEnabled           bool          // digest.enabled
-	ReconfigEnabled         bool          // reconfigEnabled
-	StandaloneEnabled       bool          // standaloneEnabled
-	FourLetterWhitelist     string        // 4lw.commands.whitelist
-	AuthProviders           []string      // authProvider.<x>
-	EnforceAuthEnabled      bool          // zookeeper.enforce.auth.enabled
-	EnforceAuthSchemes      []string      // zookeeper.enforce.auth.schemes
-	RequireClientSASLAuth   bool          // zookeeper.sessionRequireClientSASLAuth
-	LocalSessionsEnabled    bool          // localSessionsEnabled
+	// A leader's sync decision (Java's ZKDatabase and LearnerHandler):
+	// zookeeper.commitLogCount committed txns kept in memory for DIFFs,
+	// zookeeper.snapshotSizeFactor (a DIFF from the txn log may be this
+	// share of the snapshot's size; negative: never),
+	// zookeeper.forceSnapshotSync (always SNAP).
+	CommitLogCount         int
+	SnapshotSizeFactor     float64
+	ForceSnapshotSync      bool
+	SkipACL                bool          // skipACL=yes
+	ForceSync              bool          // forceSync (not "no")
+	FsyncWarning           time.Duration // fsync.warningthresholdms
+	JuteMaxBuffer          int           // -Djute.maxbuffer (also accepted in zoo.cfg)
+	JuteMaxBufferExtra     int           // jute.maxbuffer.extrasize; -1 = same as JuteMaxBuffer
+	ExtendedTypesEnabled   bool          // extendedTypesEnabled
+	ContainerCheckInterval time.Duration // -Dznode.container.checkIntervalMs
+	ContainerMaxPerMinute  int           // -Dznode.container.maxPerMinute
+	ContainerMaxNeverUsed  time.Duration // -Dznode.container.maxNeverUsedIntervalMs
+	EnforceQuota           bool          // enforceQuota
+	SuperDigest            string        // DigestAuthenticationProvider.superDigest
+	DigestAuthEnabled      bool          // DigestAuthenticationProvider.enabled
+	DigestAlg              string        // DigestAuthenticationProvider.digestAlg
+	DigestEnabled          bool          // digest.enabled
+	ReconfigEnabled        bool          // reconfigEnabled
+	StandaloneEnabled      bool          // standaloneEnabled
+	FourLetterWhitelist    string        // 4lw.commands.whitelist
+	AuthProviders          []string      // authProvider.<x>
+	EnforceAuthEnabled     bool          // zookeeper.enforce.auth.enabled
+	EnforceAuthSchemes     []string      // zookeeper.enforce.auth.schemes
+	RequireClientSASLAuth  bool          // zookeeper.sessionRequireClientSASLAuth
+	LocalSessionsEnabled   bool          // localSessionsEnabled
 	// DataDirAutocreate is datadir.autocreate: when false the server
 	// refuses to start if dataDir or dataLogDir does not exist.
 	DataDirAutocreate             bool
@@ -238,6 +246,8 @@ func Defaults() *Config {
 		GlobalOutstandingLimit:  1000,
 		SessionlessCnxnTimeout:  10 * time.Second,
 		SnapCount:               100000,
+		CommitLogCount:          500,
+		SnapshotSizeFactor:      0.33,
 		ForceSync:               true,
 		FsyncWarning:            time.Second,
 		JuteMaxBuffer:           0xfffff,

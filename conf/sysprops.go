@@ -1,6 +1,7 @@
 package conf
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -91,6 +92,17 @@ func (c *Config) applySystemProperties() error {
 	c.sysInt(&c.MaxCnxns, zk("maxCnxns"))
 	c.sysInt(&c.GlobalOutstandingLimit, zk("globalOutstandingLimit"))
 	c.sysInt(&c.SnapCount, zk("snapCount"))
+	c.sysInt(&c.CommitLogCount, zk("commitLogCount"))
+	c.sysBool(&c.ForceSnapshotSync, zk("forceSnapshotSync"))
+	if p, ok := c.sysLookup(zk("snapshotSizeFactor")); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p.Value), 64)
+		if err != nil {
+			// Java's Double.parseDouble fails there and it keeps 0.33.
+			c.warnAt(p, "%q is not a number; using 0.33", p.Value)
+			f = 0.33
+		}
+		c.SnapshotSizeFactor = f
+	}
 	// Java's NIO selector threads are gozk's event loops.
 	c.sysInt(&c.NumSelectorThreads, zk("nio.numSelectorThreads"))
 	if p, ok := c.sysLookup(zk("nio.numSelectorThreads")); ok && c.NumSelectorThreads < 1 && p.Value != "" {

@@ -1,0 +1,419 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/server"
+	"github.com/gozk/gozk/zab"
+)
+
+// ErrSteppedDown is wrapped by lead's error when the leader gives up (no
+// quorum, a handshake that timed out): the member elects again.
+var ErrSteppedDown = errors.New("peer: the leader stepped down")
+
+// leaderEvent is one input of the leader's loop.
+type leaderEvent struct {
+	kind   leaderEventKind
+	conn   int64
+	packet proto.QuorumPacket
+	err    error
+	zxid   int64
+	data   []byte
+	link   *learnerLink
+}
+
+type leaderEventKind int
+
+const (
+	evAccepted leaderEventKind = iota
+	evPacket
+	evGone
+	evPropose
+	evLogged
+	evSyncReached
+)
+
+// eventQueue is the leader loop's inbox: unbounded, so that the write
+// loop handing it proposals never waits for the leader's loop.
+type eventQueue struct {
+	mu     sync.Mutex
+	items  []leaderEvent
+	signal chan struct{}
+}
+
+func newEventQueue() *eventQueue { return &eventQueue{signal: make(chan struct{}, 1)} }
+
+func (q *eventQueue) push(e leaderEvent) {
+	q.mu.Lock()
+	q.items = append(q.items, e)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) take(dst []leaderEvent) []leaderEvent {
+	q.mu.Lock()
+	dst = append(dst, q.items...)
+	clear(q.items)
+	q.items = q.items[:0]
+	q.mu.Unlock()
+	return dst
+}
+
+// leaderSink is the server's way into the leader's loop.
+type leaderSink struct{ q *eventQueue }
+
+func (s leaderSink) Propose(zxid int64, data []byte) {
+	s.q.push(leaderEvent{kind: evPropose, zxid: zxid, data: data})
+}
+
+func (s leaderSink) Logged(zxid int64) { s.q.push(leaderEvent{kind: evLogged, zxid: zxid}) }
+
+// committedWindow is the leader's in-memory log of the newest committed
+// txns (Java's committedLog, zookeeper.commitLogCount of them), from
+// which a learner a little behind gets a DIFF.
+type committedWindow struct {
+	max   int
+	zxids []int64
+	data  map[int64][]byte
+}
+
+func (w *committedWindow) add(zxid int64, data []byte) {
+	if w.max <= 0 {
+		return
+	}
+	w.zxids = append(w.zxids, zxid)
+	w.data[zxid] = data
+	if n := len(w.zxids) - w.max; n > 0 {
+		for _, z := range w.zxids[:n] {
+			delete(w.data, z)
+		}
+		w.zxids = append(w.zxids[:0], w.zxids[n:]...)
+	}
+}
+
+// leaderLog is zab.LeaderLog over the server and the window.
+type leaderLog struct {
+	srv       *server.Server
+	window    *committedWindow
+	forceSnap bool
+	// sizeFactor is zookeeper.snapshotSizeFactor: a DIFF from the txn
+	// log may carry up to this share of the newest snapshot's size; a
+	// negative one turns DIFFs from the txn log off.
+	sizeFactor float64
+}
+
+func (l *leaderLog) SyncInput() zab.SyncInput {
+	return zab.SyncInput{
+		LastProcessedZxid: l.srv.LastZxid(),
+		CommittedLog:      append([]int64(nil), l.window.zxids...),
+		ForceSnap:         l.forceSnap,
+		TxnLogSyncEnabled: l.sizeFactor >= 0,
+		TxnLog: func(peer int64) []int64 {
+			limit := int64(-1)
+			if size := l.srv.SnapshotSize(); size > 0 {
+				limit = int64(l.sizeFactor * float64(size))
+			}
+			var out []int64
+			var total int64
+			upTo := l.srv.LastZxid()
+			err := l.srv.LoggedTxns(peer, func(zxid int64, data []byte) error {
+				if len(out) == 0 && zxid != peer {
+					return errStopReplay // the log does not hold the peer's zxid
+				}
+				if zxid > upTo {
+					return errStopReplay
+				}
+				total += int64(len(data))
+				if limit >= 0 && total > limit {
+					out = nil
+					return errStopReplay
+				}
+				out = append(out, zxid)
+				return nil
+			})
+			if err != nil && !errors.Is(err, errStopReplay) {
+				return nil
+			}
+			return out
+		},
+	}
+}
+
+var errStopReplay = errors.New("stop")
+
+func (l *leaderLog) TxnData(zxid int64) ([]byte, error) {
+	if d, ok := l.window.data[zxid]; ok {
+		return d, nil
+	}
+	var found []byte
+	err := l.srv.LoggedTxns(zxid, func(z int64, data []byte) error {
+		if z == zxid {
+			found = append([]byte(nil), data...)
+		}
+		return errStopReplay
+	})
+	if err != nil && !errors.Is(err, errStopReplay) {
+		return nil, err
+	}
+	if found == nil {
+		return nil, fmt.Errorf("peer: txn 0x%x is not in the log", zxid)
+	}
+	return found, nil
+}
+
+// lead runs this server as the leader the election chose, until it steps
+// down or ctx ends.
+func (m *Member) lead(ctx context.Context, current, accepted int64) error {
+	q := &m.cfg.Quorum
+	addr := m.self.Addrs[0]
+	listen := addr.QuorumHostPort()
+	if q.QuorumListenOnAllIPs {
+		listen = net.JoinHostPort("", strconv.Itoa(addr.QuorumPort))
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("%w: listening on the quorum port %s: %w", ErrSteppedDown, listen, err)
+	}
+	m.srv.SetRole(server.RoleLeader)
+	m.srv.SetLeader(m.self.ID, addr.Host)
+	m.srv.SetPhase(server.PhaseDiscovery)
+	window := &committedWindow{max: m.commitLogCount, data: map[int64][]byte{}}
+	llog := &leaderLog{srv: m.srv, window: window, forceSnap: m.forceSnapSync, sizeFactor: m.snapshotSizeFactor}
+	l, err := zab.Lead(zab.LeaderConfig{
+		ID:            m.self.ID,
+		AcceptedEpoch: accepted,
+		CurrentEpoch:  current,
+		LastZxid:      m.srv.LastZxid(),
+		Verifier:      m.verifier,
+		InitLimit:     m.cfg.Quorum.InitLimit,
+		SyncLimit:     m.cfg.Quorum.SyncLimit,
+		NewLeaderData: m.quorumCfg,
+		Log:           llog,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window}
+	return run.run(ctx)
+}
+
+type leaderLoop struct {
+	m      *Member
+	l      *zab.Leader
+	ln     net.Listener
+	events *eventQueue
+	links  map[int64]*learnerLink
+	window *committedWindow
+	nextID int64
+	wg     sync.WaitGroup
+}
+
+func (r *leaderLoop) run(ctx context.Context) (err error) {
+	m := r.m
+	defer func() {
+		r.ln.Close()
+		for _, k := range r.links {
+			k.close()
+		}
+		r.wg.Wait()
+	}()
+	go r.accept()
+	tick := time.NewTicker(m.cfg.TickTime / 2)
+	defer tick.Stop()
+	if err := r.do(r.l.Start()); err != nil {
+		return err
+	}
+	var batch []leaderEvent
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			if err := r.do(r.l.Tick()); err != nil {
+				return err
+			}
+		case <-r.events.signal:
+			batch = r.events.take(batch[:0])
+			for i := range batch {
+				if err := r.handle(&batch[i]); err != nil {
+					return err
+				}
+				batch[i] = leaderEvent{}
+			}
+		}
+		r.publishStats()
+	}
+}
+
+func (r *leaderLoop) accept() {
+	for {
+		conn, err := r.ln.Accept()
+		if err != nil {
+			return
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetNoDelay(true)
+		}
+		r.events.push(leaderEvent{kind: evAccepted, link: newLearnerLink(0, conn, r.m.log)})
+	}
+}
+
+func (r *leaderLoop) handle(e *leaderEvent) error {
+	l := r.l
+	switch e.kind {
+	case evAccepted:
+		r.nextID++
+		k := e.link
+		k.id = r.nextID
+		r.links[k.id] = k
+		if err := l.Connect(k.id); err != nil {
+			k.close()
+			delete(r.links, k.id)
+			return nil
+		}
+		id := k.id
+		k.writing.Add(1)
+		r.wg.Add(2)
+		go func() {
+			defer r.wg.Done()
+			k.writeLoop(r.m.cfg.TickTime*time.Duration(r.m.cfg.Quorum.SyncLimit), func(err error) {
+				r.events.push(leaderEvent{kind: evGone, conn: id, err: err})
+			})
+		}()
+		go func() {
+			defer r.wg.Done()
+			k.readLoop(r.m.maxPacket, func() time.Duration { return 0 }, func(p proto.QuorumPacket) {
+				r.events.push(leaderEvent{kind: evPacket, conn: id, packet: p})
+			}, func(err error) {
+				r.events.push(leaderEvent{kind: evGone, conn: id, err: err})
+			})
+		}()
+		return nil
+	case evPacket:
+		if _, ok := r.links[e.conn]; !ok {
+			return nil
+		}
+		l.Applied(r.m.srv.LastZxid())
+		return r.do(l.Receive(e.conn, e.packet))
+	case evGone:
+		if k, ok := r.links[e.conn]; ok {
+			r.m.log.Info().Int64("connection", e.conn).Err(e.err).Msg("learner connection lost")
+			k.close()
+			delete(r.links, e.conn)
+			l.Disconnect(e.conn)
+		}
+		return nil
+	case evPropose:
+		out, err := l.Propose(e.zxid, e.data)
+		if derr := r.do(out); derr != nil {
+			return derr
+		}
+		r.m.srv.RecordProposalSize(len(e.data))
+		r.m.srv.Metrics().ProposalCount.Add(1)
+		return err
+	case evLogged:
+		return r.do(l.LocalLogged(e.zxid))
+	case evSyncReached:
+		return r.do(l.Sync(e.conn))
+	}
+	return nil
+}
+
+// do carries out the leader's actions in order.
+func (r *leaderLoop) do(actions []zab.LeaderAction) error {
+	m := r.m
+	for _, w := range r.l.TakeWarnings() {
+		m.log.Warn().Msg(w)
+	}
+	for i := range actions {
+		a := &actions[i]
+		switch a.Kind {
+		case zab.LeadSend:
+			if k := r.links[a.Conn]; k != nil {
+				k.send(outItem{packet: a.Packet})
+				switch zab.PacketType(a.Packet.Type) {
+				case zab.Diff:
+					m.srv.Metrics().DiffCount.Add(1)
+				}
+			}
+		case zab.LeadSendSnap:
+			if k := r.links[a.Conn]; k != nil {
+				m.srv.Metrics().SnapCount.Add(1)
+				srv := m.srv
+				k.send(outItem{packet: a.Packet}, outItem{snap: func(w io.Writer) error {
+					_, err := srv.WriteSnapStream(w)
+					return err
+				}})
+			}
+		case zab.LeadClose:
+			if k := r.links[a.Conn]; k != nil {
+				m.log.Warn().Int64("connection", a.Conn).Str("reason", a.Reason).Msg("closing a learner's connection")
+				k.close()
+				delete(r.links, a.Conn)
+			}
+		case zab.LeadPersistAcceptedEpoch:
+			if err := m.srv.Store().SetAcceptedEpoch(a.Epoch); err != nil {
+				return err
+			}
+		case zab.LeadPersistCurrentEpoch:
+			if err := m.srv.Store().SetCurrentEpoch(a.Epoch); err != nil {
+				return err
+			}
+		case zab.LeadStartServing:
+			if err := m.srv.StartLeading(server.Leading{Sink: leaderSink{r.events}, Epoch: a.Epoch}); err != nil {
+				return err
+			}
+			m.elector.UpdatePeerEpoch(a.Epoch)
+			m.log.Info().Int64("epoch", a.Epoch).Str("zxid", fmt.Sprintf("0x%x", a.Zxid)).Msg("a quorum acknowledged the new leader; leading")
+		case zab.LeadStepDown:
+			m.srv.Metrics().QuitLeadingDueToDisloyalVoter.Add(0)
+			return fmt.Errorf("%w: %s", ErrSteppedDown, a.Reason)
+		case zab.LeadCommit:
+			r.window.add(a.Zxid, a.Data)
+			m.srv.Committed(a.Zxid)
+			m.srv.Metrics().CommitCount.Add(1)
+		case zab.LeadRequest:
+			req := a.Request
+			conn := a.Conn
+			lq := server.LearnerRequest{Owner: a.SID, Session: req.Session, Cxid: req.Cxid, Op: proto.OpCode(req.Op),
+				Body: req.Body, IDs: a.Authinfo}
+			if lq.Op == proto.OpSync {
+				lq.Reached = func() { r.events.push(leaderEvent{kind: evSyncReached, conn: conn}) }
+			}
+			if err := m.srv.SubmitLearnerRequest(lq); err != nil {
+				m.log.Warn().Err(err).Int64("learner", a.SID).Msg("a learner's request was not taken")
+			}
+		case zab.LeadRevalidate:
+			valid := m.srv.RevalidateSession(a.SID, a.Session, a.Timeout)
+			if err := r.do(r.l.RevalidateReply(a.Conn, a.Session, valid)); err != nil {
+				return err
+			}
+		case zab.LeadTouchSessions:
+			t := make(map[int64]int32, len(a.Touches))
+			for _, s := range a.Touches {
+				t[s.ID] = s.Timeout
+			}
+			m.srv.TouchSessions(a.SID, t)
+		}
+	}
+	return nil
+}
+
+// publishStats hands the leader's figures to the monitoring commands,
+// which read them from their own goroutines.
+func (r *leaderLoop) publishStats() {
+	st := r.l.Stats()
+	r.m.leaderStats.Store(&st)
+}
