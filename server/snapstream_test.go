@@ -342,3 +342,135 @@ func TestSnapStreamConnectionFails(t *testing.T) {
 type brokenWriter struct{ err error }
 
 func (b brokenWriter) Write([]byte) (int, error) { return 0, b.err }
+
+// TestCommittedTxns: the logged txns of a range, in order, each as it was
+// logged; the learner's own zxid must be in the log (or below its start);
+// the size limit in Java's log format; a purged log.
+func TestCommittedTxns(t *testing.T) {
+	s := startTestServer(t, t.TempDir(), nil)
+	c, _ := connect(t, s)
+	var zxids []int64
+	for i := range 20 {
+		path := fmt.Sprintf("/t%d", i)
+		if _, err := c.Create(path, bytes.Repeat([]byte{'x'}, i), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := c.Exists(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zxids = append(zxids, st.Czxid)
+	}
+	type got struct {
+		zxid int64
+		path string
+		size int64
+	}
+	collect := func(from, to, maxBytes int64) ([]got, error) {
+		var out []got
+		err := s.CommittedTxns(from, to, maxBytes, func(zxid int64, data []byte) error {
+			txn, err := proto.DecodeTxn(data, s.fieldLimit)
+			if err != nil {
+				return err
+			}
+			if txn.Header.Zxid != zxid {
+				return fmt.Errorf("txn 0x%x handed over as 0x%x", txn.Header.Zxid, zxid)
+			}
+			p := ""
+			if b, ok := txn.Body.(*proto.CreateTxn); ok {
+				p = b.Path
+			}
+			out = append(out, got{zxid, p, int64(len(data)) + 13})
+			return nil
+		})
+		return out, err
+	}
+
+	// The range, both ends included.
+	txns, err := collect(zxids[3], zxids[9], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(txns) != 7 {
+		t.Fatalf("%d txns from 0x%x to 0x%x: %v", len(txns), zxids[3], zxids[9], txns)
+	}
+	var size int64
+	for i, g := range txns {
+		if g.zxid != zxids[3+i] || g.path != fmt.Sprintf("/t%d", 3+i) {
+			t.Fatalf("txn %d is 0x%x %q, want 0x%x /t%d", i, g.zxid, g.path, zxids[3+i], 3+i)
+		}
+		size += g.size
+	}
+	if txns, err := collect(zxids[9], zxids[3], 0); err != nil || len(txns) != 0 {
+		t.Errorf("an empty range: %v, %v", txns, err)
+	}
+
+	// The limit is on the txns' size in Java's log: bytes, checksum,
+	// length and end marker.
+	if _, err := collect(zxids[3], zxids[9], size); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	called := false
+	err = s.CommittedTxns(zxids[3], zxids[9], size-1, func(int64, []byte) error { called = true; return nil })
+	if !errors.Is(err, ErrTxnLogTooLarge) || called {
+		t.Errorf("past the limit: %v (fn called: %v)", err, called)
+	}
+	if _, err := collect(zxids[3], zxids[9], -1); !errors.Is(err, ErrTxnLogTooLarge) {
+		t.Errorf("a negative limit (off): %v", err)
+	}
+
+	// fn's error comes back as is.
+	stop := errors.New("learner gone")
+	if err := s.CommittedTxns(zxids[0], zxids[19], 0, func(int64, []byte) error { return stop }); err != stop {
+		t.Errorf("fn's error came back as %v", err)
+	}
+
+	// A learner with nothing cannot be sent the log: Java asks for a
+	// txn at or below its zxid.
+	if _, err := collect(0, zxids[19], 0); !errors.Is(err, ErrTxnsNotLogged) {
+		t.Errorf("from 0: %v", err)
+	}
+
+	// Purged: a learner at zxids[4] needs what is gone; one at
+	// zxids[10] does not.
+	if err := s.txnLog.PurgeBefore(zxids[10]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(zxids[4], zxids[19], 0); !errors.Is(err, ErrTxnsNotLogged) {
+		t.Errorf("from a purged zxid: %v", err)
+	}
+	if txns, err := collect(zxids[10], zxids[19], 0); err != nil || len(txns) != 10 || txns[0].zxid != zxids[10] {
+		t.Errorf("from the first logged zxid: %d txns, %v", len(txns), err)
+	}
+}
+
+// TestTxnLogSyncLimit: Java's calculateTxnLogSizeLimit over gozk's
+// newest snapshot.
+func TestTxnLogSyncLimit(t *testing.T) {
+	s := startTestServer(t, t.TempDir(), nil)
+	c, _ := connect(t, s)
+	createTree(t, c, 50, 0)
+	info, err := s.TakeSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		factor float64
+		want   int64
+	}{
+		{0.5, info.Bytes / 2},
+		{DefaultSnapshotSizeFactor, int64(float64(info.Bytes) * 0.33)},
+		{1, info.Bytes},
+		{3, int64(float64(info.Bytes) * 0.33)}, // Java takes the default above 1
+		{0, 0},
+		{-1, -1},
+	} {
+		got, err := s.TxnLogSyncLimit(tc.factor)
+		if err != nil || got != tc.want {
+			t.Errorf("factor %v: %d, %v; want %d (snapshot of %d bytes)", tc.factor, got, err, tc.want, info.Bytes)
+		}
+	}
+	if info.Bytes < 50*60 {
+		t.Errorf("the snapshot of 200 nodes of 60 bytes is %d bytes", info.Bytes)
+	}
+}
