@@ -22,9 +22,10 @@
 // A leader streams the same session table, ACL cache and nodes to a
 // learner after a SNAP packet, without the header, seals or digest, and
 // ends them with the string "BenWasHere"; DecodeSnapStream reads that
-// from the connection's reader and leaves the packets after it unread
-// (checked against the bytes Java 3.8.0's SerializeUtils writes,
-// testdata/java-snapstream.bin, from `make snapstream-oracle`).
+// from the connection's reader and leaves the packets after it unread,
+// and EncodeSnapStream writes it, sessions and ACL map in the order of
+// Java's HashMap (checked against the bytes Java 3.8.0's SerializeUtils
+// writes, testdata/java-snapstream.bin, from `make snapstream-oracle`).
 //
 // # Txn logs
 //

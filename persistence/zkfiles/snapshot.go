@@ -2,9 +2,11 @@ package zkfiles
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gozk/gozk/proto"
 )
@@ -183,6 +185,93 @@ func DecodeSnapStream(r *bufio.Reader, limit int, h SnapshotHandler) (SnapshotIn
 		return info, fmt.Errorf("%w: got %q", ErrSnapSignature, sig)
 	}
 	return info, nil
+}
+
+// EncodeSnapStream writes to w what a ZooKeeper 3.8 leader streams to a
+// learner after the SNAP packet (ZKDatabase.serializeSnapshot, then the
+// signature), the stream DecodeSnapStream reads: the session table, the
+// ACL map, the nodes nodes passes to put, the "/" terminator and
+// SnapSignature. There is no header, seal or digest: 3.8.0 sends none,
+// and its learner computes the digest from the nodes it loads.
+//
+// Java copies the session table and the ACL map into a HashMap and
+// writes them in that map's order; EncodeSnapStream sorts sessions and
+// acls (in place) into the same order, so the bytes are Java's whatever
+// order the caller holds them in (within one of the map's buckets the
+// caller's order stays, where Java has the order its source map handed
+// them over in). acls must not hold id -1 (OPEN_ACL_UNSAFE, which is
+// never stored).
+//
+// nodes calls put for every node, the root first under the path "" and
+// parents before their children; each node's ACLID must be -1 or an id of
+// acls. put returns the first error writing to w; nodes' error stops the
+// stream and is returned as is. Nothing is held beyond one node and the
+// write buffer, and the buffer is flushed before EncodeSnapStream returns.
+func EncodeSnapStream(w io.Writer, sessions []proto.SnapshotSession, acls []proto.ACLCacheEntry, nodes func(put func(*Node) error) error) error {
+	sortJavaHashOrder(sessions, func(s *proto.SnapshotSession) int64 { return s.Id })
+	sortJavaHashOrder(acls, func(e *proto.ACLCacheEntry) int64 { return e.Id })
+	sw := &SnapshotWriter{c: &checkedWriter{w: bufio.NewWriterSize(w, 64<<10)}}
+	if err := sw.Sessions(sessions); err != nil {
+		return err
+	}
+	if err := sw.ACLs(acls); err != nil {
+		return err
+	}
+	known := make(map[int64]struct{}, len(acls))
+	for i := range acls {
+		known[acls[i].Id] = struct{}{}
+	}
+	err := nodes(func(n *Node) error {
+		if n.ACLID != -1 {
+			if _, ok := known[n.ACLID]; !ok {
+				return fmt.Errorf("zkfiles: node %q has ACL id %d, which the stream's ACL map does not hold", n.Path, n.ACLID)
+			}
+		}
+		return sw.Node(n.Path, n.Data, n.ACLID, &n.Stat)
+	})
+	if err != nil {
+		return err
+	}
+	if sw.state != swNodes {
+		return errors.New("zkfiles: a SNAP stream needs the root node at least")
+	}
+	jw := &sw.c.jw
+	jw.WriteString("/")
+	jw.WriteString(SnapSignature)
+	sw.c.put()
+	if sw.c.err != nil {
+		return sw.c.err
+	}
+	return sw.c.w.Flush()
+}
+
+// sortJavaHashOrder sorts s into the order a java.util.HashMap<Long, V>
+// copied from a map of len(s) entries iterates in: by bucket,
+// spread(Long.hashCode(key)) & (capacity-1), where the copy constructor
+// sizes the table to len/0.75+1 rounded up to a power of two. Within a
+// bucket the order of s stays (Java: the order of insertion). A bucket of
+// more than eight entries, which Java turns into a tree, is not modelled.
+func sortJavaHashOrder[E any](s []E, key func(*E) int64) {
+	if len(s) < 2 {
+		return
+	}
+	capacity := uint32(javaTableSizeFor(int(float32(len(s))/0.75 + 1)))
+	bucket := func(e *E) uint32 {
+		k := uint64(key(e))
+		h := uint32(k ^ k>>32)
+		return (h ^ h>>16) & (capacity - 1)
+	}
+	slices.SortStableFunc(s, func(a, b E) int { return cmp.Compare(bucket(&a), bucket(&b)) })
+}
+
+// javaTableSizeFor is HashMap.tableSizeFor: the smallest power of two at
+// least c (and at least 1).
+func javaTableSizeFor(c int) int {
+	n := 1
+	for n < c {
+		n <<= 1
+	}
+	return n
 }
 
 func decodeACLs(c *checkedReader, info *SnapshotInfo, h SnapshotHandler) error {

@@ -4,7 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gozk/gozk/proto"
@@ -103,4 +108,170 @@ func FuzzDecodeSnapStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		DecodeSnapStream(bufio.NewReader(bytes.NewReader(b)), 1<<16, SnapshotHandler{})
 	})
+}
+
+// snapStreamContents is what a SNAP stream holds, in the stream's order.
+type snapStreamContents struct {
+	sessions []proto.SnapshotSession
+	acls     []proto.ACLCacheEntry
+	nodes    []Node
+}
+
+func decodeSnapStreamContents(t *testing.T, raw []byte) snapStreamContents {
+	t.Helper()
+	var c snapStreamContents
+	_, err := DecodeSnapStream(bufio.NewReader(bytes.NewReader(raw)), 0, SnapshotHandler{
+		Session: func(id int64, timeout int32) error {
+			c.sessions = append(c.sessions, proto.SnapshotSession{Id: id, Timeout: timeout})
+			return nil
+		},
+		ACL:  func(e proto.ACLCacheEntry) error { c.acls = append(c.acls, e); return nil },
+		Node: func(n *Node) error { c.nodes = append(c.nodes, *n); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c snapStreamContents) encode(w io.Writer) error {
+	return EncodeSnapStream(w, c.sessions, c.acls, func(put func(*Node) error) error {
+		for i := range c.nodes {
+			if err := put(&c.nodes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// TestEncodeSnapStreamIsJavas: the sessions, ACL map and tree of Java's
+// stream encode to Java's bytes, even when the sessions and ACL entries
+// come in another order (Java writes them in its HashMap's order).
+func TestEncodeSnapStreamIsJavas(t *testing.T) {
+	raw, err := os.ReadFile(snapStreamFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decodeSnapStreamContents(t, raw)
+	if len(c.sessions) < 2 || len(c.acls) < 2 {
+		t.Fatalf("the fixture has %d sessions and %d ACL entries; the order checks need two of each", len(c.sessions), len(c.acls))
+	}
+	slices.Reverse(c.sessions)
+	slices.Reverse(c.acls)
+	var out bytes.Buffer
+	if err := c.encode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), raw) {
+		at := 0
+		for at < min(out.Len(), len(raw)) && out.Bytes()[at] == raw[at] {
+			at++
+		}
+		t.Fatalf("encoded %d bytes, Java wrote %d; first difference at offset %d", out.Len(), len(raw), at)
+	}
+}
+
+// TestEncodeSnapStreamJavaHashOrder: the order of a copied
+// HashMap<Long, V> for keys whose buckets collide and wrap, worked out by
+// hand from HashMap's rules (table of 8 for 5 entries).
+func TestEncodeSnapStreamJavaHashOrder(t *testing.T) {
+	// hash(k) = (k ^ k>>>32), then h ^ h>>>16; bucket = that & 7.
+	keys := []int64{
+		0x0000000900000000, // 9 ^ 0 = 9 -> bucket 1
+		0x0000000000000003, // bucket 3
+		0x0000000000000011, // 17 -> bucket 1, after the first of bucket 1
+		0x0000000000010000, // 0x10000 ^ 1 -> bucket 1
+		-1,                 // 0xffffffff ^ 0xffffffff = 0 -> bucket 0
+	}
+	want := []int64{-1, 0x0000000900000000, 0x11, 0x10000, 3}
+	sessions := make([]proto.SnapshotSession, len(keys))
+	for i, k := range keys {
+		sessions[i] = proto.SnapshotSession{Id: k, Timeout: int32(i)}
+	}
+	sortJavaHashOrder(sessions, func(s *proto.SnapshotSession) int64 { return s.Id })
+	for i, s := range sessions {
+		if s.Id != want[i] {
+			t.Fatalf("order %x, want %x", sessions, want)
+		}
+	}
+}
+
+func TestEncodeSnapStreamRefusals(t *testing.T) {
+	raw, err := os.ReadFile(snapStreamFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decodeSnapStreamContents(t, raw)
+
+	// A node whose ACL the map lacks would fail the learner's load.
+	bad := c
+	bad.nodes = slices.Clone(c.nodes)
+	bad.nodes[len(bad.nodes)-1].ACLID = 99
+	if err := bad.encode(io.Discard); err == nil || !strings.Contains(err.Error(), "ACL id 99") {
+		t.Errorf("unknown ACL id: %v", err)
+	}
+	// The root comes first.
+	bad.nodes = c.nodes[1:]
+	if err := bad.encode(io.Discard); err == nil {
+		t.Error("a stream without the root first was written")
+	}
+	bad.nodes = nil
+	if err := bad.encode(io.Discard); err == nil {
+		t.Error("a stream without nodes was written")
+	}
+	// OPEN_ACL_UNSAFE is never in the map.
+	bad = c
+	bad.acls = append(slices.Clone(c.acls), proto.ACLCacheEntry{Id: -1, Acl: proto.OpenACLUnsafe})
+	if err := bad.encode(io.Discard); err == nil {
+		t.Error("an ACL map with id -1 was written")
+	}
+	// The walk's own error comes back as is.
+	stop := errors.New("walk stopped")
+	err = EncodeSnapStream(io.Discard, nil, nil, func(func(*Node) error) error { return stop })
+	if err != stop {
+		t.Errorf("nodes' error came back as %v", err)
+	}
+	// So does the connection's.
+	broken := errors.New("connection reset")
+	if err := c.encode(failingWriter{broken}); !errors.Is(err, broken) {
+		t.Errorf("write error came back as %v", err)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// TestEncodeSnapStreamLargeRoundTrip: a stream larger than the write
+// buffer, with big nodes, decodes to what was encoded.
+func TestEncodeSnapStreamLargeRoundTrip(t *testing.T) {
+	acl := []proto.ACL{{Perms: 1, Id: proto.Id{Scheme: "world", Id: "anyone"}}}
+	c := snapStreamContents{
+		sessions: []proto.SnapshotSession{{Id: 7, Timeout: 5000}},
+		acls:     []proto.ACLCacheEntry{{Id: 1, Acl: acl}},
+		nodes:    []Node{{Path: "", ACLID: -1}},
+	}
+	for i := range 300 {
+		data := bytes.Repeat([]byte{byte(i)}, i*37)
+		c.nodes = append(c.nodes, Node{Path: fmt.Sprintf("/n%d", i), Data: data, ACLID: int64(i%2*2 - 1),
+			Stat: proto.StatPersisted{Czxid: int64(i), Mzxid: int64(i) + 1, Version: int32(i)}})
+	}
+	var out bytes.Buffer
+	if err := c.encode(&out); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeSnapStreamContents(t, out.Bytes())
+	if !reflect.DeepEqual(got.sessions, c.sessions) || !reflect.DeepEqual(got.acls, c.acls) {
+		t.Fatalf("sessions %v acls %v", got.sessions, got.acls)
+	}
+	if len(got.nodes) != len(c.nodes) {
+		t.Fatalf("%d nodes, want %d", len(got.nodes), len(c.nodes))
+	}
+	for i := range c.nodes {
+		w, g := c.nodes[i], got.nodes[i]
+		if g.Path != w.Path || !bytes.Equal(g.Data, w.Data) || g.ACLID != w.ACLID || g.Stat != w.Stat {
+			t.Fatalf("node %d: %+v, want %+v", i, g, w)
+		}
+	}
 }

@@ -217,7 +217,8 @@ func (c *checkedReader) record(rec jute.Record, n int, field string) error {
 }
 
 // checkedWriter writes jute values through a buffer while keeping the
-// Adler32 of every byte written.
+// Adler32 of every byte written (none when sum is nil: a SNAP stream has
+// no seal).
 type checkedWriter struct {
 	w   *bufio.Writer
 	sum hash.Hash32
@@ -233,7 +234,9 @@ func newCheckedWriter(w io.Writer) *checkedWriter {
 func (c *checkedWriter) put() {
 	b := c.jw.Bytes()
 	if c.err == nil {
-		c.sum.Write(b)
+		if c.sum != nil {
+			c.sum.Write(b)
+		}
 		_, c.err = c.w.Write(b)
 	}
 	c.jw.Reset()
