@@ -553,6 +553,28 @@ func (t *Tree) Sessions() map[int64]int32 {
 	return out
 }
 
+// SetConfigNode writes an ensemble member's configuration into
+// /zookeeper/config as Java's ZKDatabase.initConfigInZKDatabase does each
+// time the member loads or receives a tree: the data is the quorum
+// configuration's text, the version -1, mzxid the configuration's
+// version and mtime the wall clock. The node is outside the digest, and
+// nobody watches it yet.
+func (t *Tree) SetConfigNode(data []byte, configVersion, mtime int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.nodes.get(proto.ConfigPath)
+	if n == nil {
+		return
+	}
+	t.dataSize += int64(len(data)) - int64(max(n.dataLen(), 0))
+	n = t.widen(n)
+	n = t.setNodeData(n, data)
+	x := n.ext()
+	x.version = -1
+	x.mzxid = configVersion
+	x.mtime = mtime
+}
+
 // Replace makes t hold from's nodes, sessions, digest and last zxid, as
 // one step under t's lock: an ensemble member swaps in the tree a leader
 // sent (SNAP) or the one it reloaded from its log, while monitoring

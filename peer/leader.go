@@ -120,29 +120,16 @@ func (l *leaderLog) SyncInput() zab.SyncInput {
 		ForceSnap:         l.forceSnap,
 		TxnLogSyncEnabled: l.sizeFactor >= 0,
 		TxnLog: func(peer int64) []int64 {
-			limit := int64(-1)
-			if size := l.srv.SnapshotSize(); size > 0 {
-				limit = int64(l.sizeFactor * float64(size))
+			limit, err := l.srv.TxnLogSyncLimit(l.sizeFactor)
+			if err != nil || limit < 0 {
+				return nil
 			}
 			var out []int64
-			var total int64
-			upTo := l.srv.LastZxid()
-			err := l.srv.LoggedTxns(peer, func(zxid int64, data []byte) error {
-				if len(out) == 0 && zxid != peer {
-					return errStopReplay // the log does not hold the peer's zxid
-				}
-				if zxid > upTo {
-					return errStopReplay
-				}
-				total += int64(len(data))
-				if limit >= 0 && total > limit {
-					out = nil
-					return errStopReplay
-				}
+			err = l.srv.CommittedTxns(peer, l.srv.LastZxid(), limit, func(zxid int64, data []byte) error {
 				out = append(out, zxid)
 				return nil
 			})
-			if err != nil && !errors.Is(err, errStopReplay) {
+			if err != nil {
 				return nil
 			}
 			return out
@@ -150,20 +137,18 @@ func (l *leaderLog) SyncInput() zab.SyncInput {
 	}
 }
 
-var errStopReplay = errors.New("stop")
-
 func (l *leaderLog) TxnData(zxid int64) ([]byte, error) {
 	if d, ok := l.window.data[zxid]; ok {
 		return d, nil
 	}
 	var found []byte
-	err := l.srv.LoggedTxns(zxid, func(z int64, data []byte) error {
+	err := l.srv.CommittedTxns(zxid, zxid, 0, func(z int64, data []byte) error {
 		if z == zxid {
 			found = append([]byte(nil), data...)
 		}
-		return errStopReplay
+		return nil
 	})
-	if err != nil && !errors.Is(err, errStopReplay) {
+	if err != nil {
 		return nil, err
 	}
 	if found == nil {
@@ -351,9 +336,12 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 		case zab.LeadSendSnap:
 			if k := r.links[a.Conn]; k != nil {
 				m.srv.Metrics().SnapCount.Add(1)
-				srv := m.srv
+				// Begun now, on the loop, a moment after the sync was
+				// decided: the txns between the two reach the learner
+				// both in the stream and after it, which converges.
+				ss := m.srv.StartSnapStream()
 				k.send(outItem{packet: a.Packet}, outItem{snap: func(w io.Writer) error {
-					_, err := srv.WriteSnapStream(w)
+					_, err := ss.WriteTo(w)
 					return err
 				}})
 			}

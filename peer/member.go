@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -33,14 +34,17 @@ type Member struct {
 	verifier  quorum.Verifier
 	quorumCfg []byte
 	maxPacket int
+	// The leader's sync settings (conf's CommitLogCount,
+	// ForceSnapshotSync, SnapshotSizeFactor).
+	commitLogCount     int
+	forceSnapSync      bool
+	snapshotSizeFactor float64
+	// leaderStats are the figures of the current leader's Zab, for mntr.
+	leaderStats atomic.Pointer[zab.LeaderStats]
 	// vote is the outcome of the last election, answered to servers
 	// that ask while this one is in a role.
 	vote fle.Vote
 }
-
-// ErrCannotLead is returned by Run's election when this server is
-// elected and cannot lead: leading is not part of this build.
-var ErrCannotLead = errors.New("peer: elected leader, but this server cannot lead an ensemble yet")
 
 // NewMember starts the election port of the ensemble member c describes
 // around srv, an ensemble server (server.Config.Ensemble) that Open has
@@ -68,9 +72,30 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 		quorumCfg: []byte(c.Quorum.Ensemble.QuorumConfig()),
 		maxPacket: maxPacket,
 		vote:      fle.Vote{Leader: self.ID},
+
+		commitLogCount:     c.CommitLogCount,
+		forceSnapSync:      c.ForceSnapshotSync,
+		snapshotSizeFactor: c.SnapshotSizeFactor,
 	}
+	srv.SetLeaderGauges(m.leaderGauges)
 	m.elector = NewElector(mgr, ElectionTimersOf(c), log)
 	return m, nil
+}
+
+// leaderGauges are the leader's figures for mntr and Prometheus, read
+// from the monitoring goroutines.
+func (m *Member) leaderGauges() server.LeaderGauges {
+	st := m.leaderStats.Load()
+	if st == nil {
+		return server.LeaderGauges{}
+	}
+	return server.LeaderGauges{
+		Learners:                 st.Learners,
+		SyncedFollowers:          st.SyncedFollowers,
+		SyncedNonVotingFollowers: st.SyncedNonVotingFollowers,
+		SyncedObservers:          st.SyncedObservers,
+		PendingSyncs:             st.PendingSyncs,
+	}
 }
 
 // Close closes the election port.
@@ -114,7 +139,7 @@ func (m *Member) Run(ctx context.Context) error {
 		case fle.Following, fle.Observing:
 			err = m.learn(ctx, res, current, accepted)
 		case fle.Leading:
-			err = ErrCannotLead
+			err = m.lead(ctx, current, accepted)
 		}
 		var fatal *zab.FatalError
 		switch {
@@ -122,14 +147,8 @@ func (m *Member) Run(ctx context.Context) error {
 			return nil
 		case errors.As(err, &fatal):
 			return err
-		case errors.Is(err, ErrCannotLead):
-			m.log.Error().Msg("this server was elected leader, and leading is not supported by this build of gozk; " +
-				"it steps down and elects again (give a Java server a higher zxid or id to lead)")
-			select {
-			case <-time.After(m.cfg.TickTime * time.Duration(m.cfg.Quorum.InitLimit)):
-			case <-ctx.Done():
-				return nil
-			}
+		case err != nil && res.State == fle.Leading:
+			m.log.Warn().Err(err).Msg("no longer leading; electing again")
 		case err != nil:
 			m.log.Warn().Err(err).Int64("leader", res.Vote.Leader).Msg("the leader is lost; electing again")
 		}

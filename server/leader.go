@@ -142,6 +142,10 @@ type LearnerRequest struct {
 	Op      proto.OpCode
 	Body    []byte
 	IDs     []proto.Id
+	// Reached, for a sync, is called when prep reaches it, in order with
+	// the writes before it: the leader answers the sync once everything
+	// proposed until then has committed.
+	Reached func()
 }
 
 // SubmitLearnerRequest queues a learner's request for prep. Every one of
@@ -151,7 +155,8 @@ func (s *Server) SubmitLearnerRequest(lq LearnerRequest) error {
 	if s.leading.Load() == nil {
 		return errors.New("server: not leading")
 	}
-	r := &request{sid: lq.Session, xid: lq.Cxid, op: lq.Op, body: lq.Body, ids: lq.IDs, owner: lq.Owner, fromLearner: true, start: monoNanos()}
+	r := &request{sid: lq.Session, xid: lq.Cxid, op: lq.Op, body: lq.Body, ids: lq.IDs, owner: lq.Owner, fromLearner: true,
+		syncReached: lq.Reached, start: monoNanos()}
 	if lq.Op == proto.OpCreateSession {
 		if len(lq.Body) < 4 {
 			return fmt.Errorf("server: createSession from server %d without a timeout", lq.Owner)

@@ -556,6 +556,7 @@ func (s *Server) reload() error {
 // replaceTree makes tree the server's, with nothing outstanding; the
 // caller holds snapMu.
 func (s *Server) replaceTree(tree *db.Tree) {
+	s.initConfigNode(tree)
 	s.applyMu.Lock()
 	s.tree.Replace(tree)
 	s.applyMu.Unlock()

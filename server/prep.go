@@ -50,6 +50,12 @@ func (p *prepStage) prepare(r *request, now int64) {
 		}
 		return
 	}
+	if r.syncReached != nil {
+		// A learner's sync makes no txn: the leader answers it once
+		// what was proposed before it commits.
+		r.syncReached()
+		return
+	}
 	record, ok := p.decodeBody(r)
 	if !ok {
 		// Java assigns the zxid before it decodes, so an undecodable write

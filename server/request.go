@@ -23,6 +23,7 @@ type request struct {
 	// owner is that learner's server id (the session's owner to check).
 	fromLearner bool
 	owner       int64
+	syncReached func() // a learner's sync: called when prep reaches it
 	// viaLeader marks a sync a learner sends through its leader: it
 	// waits in its session's queue as a write does.
 	viaLeader bool

@@ -46,16 +46,21 @@ type Config struct {
 	DigestEnabled          bool          // zookeeper.digest.enabled
 	ReconfigEnabled        bool          // reconfigEnabled
 	ForceSync              bool          // zookeeper.forceSync
+	FsyncWarning           time.Duration // fsync.warningthresholdms
+	ACL                    acl.Config    // skipACL, superDigest, providers
+	Logger                 zerolog.Logger
 	// Ensemble makes the server an ensemble member: Open loads the data
 	// but serves no client, prepares no write and expires no session
-	// until its peer starts a role (StartLearning).
+	// until its peer starts a role (StartLearning, StartLeading).
 	Ensemble bool
 	// ServerID is myid: an ensemble member's session ids carry it in
 	// their top byte. A standalone server uses 1, as Java's does.
-	ServerID     int64
-	FsyncWarning time.Duration // fsync.warningthresholdms
-	ACL          acl.Config    // skipACL, superDigest, providers
-	Logger       zerolog.Logger
+	ServerID int64
+	// QuorumConfig is an ensemble member's configuration as Java writes
+	// it into /zookeeper/config (server.N lines, then version=), and
+	// QuorumConfigVersion its version.
+	QuorumConfig        string
+	QuorumConfigVersion int64
 	// FourLetterWhitelist is 4lw.commands.whitelist (default "srvr").
 	FourLetterWhitelist string
 	// FourLetterWords answers whitelisted 4lw commands; nil answers only
@@ -133,10 +138,10 @@ type Server struct {
 	outstanding atomic.Int64
 	roles       roleState // an ensemble member's role (role.go)
 
-	// Ensemble members only (learner.go): the learner's pipeline while following or observing, the log of
-	// what the leader sends, and the zxid of a snapshot a SNAP put in
-	// place of the tree, until it is written.
-	serving         atomic.Bool
+	// Ensemble members only (learner.go, leader.go): the learner's
+	// pipeline while following or observing, the leader's term while
+	// leading, the log of what a leader sends, and the zxid of a
+	// snapshot a SNAP put in place of the tree, until it is written.
 	learner         atomic.Pointer[learnerState]
 	leading         atomic.Pointer[leaderRun]
 	ens             *learnerLog
@@ -247,6 +252,7 @@ func Open(cfg Config) (*Server, error) {
 	if len(rec.Skipped) > 0 {
 		s.logger.Warn().Str("damaged", describeSkipped(rec.Skipped)).Msg("recovered from an older snapshot; newer ones are damaged")
 	}
+	s.initConfigNode(s.tree)
 	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
 	s.prep.lastZxid = s.tree.LastProcessedZxid()
 	for id, timeout := range s.tree.Sessions() {
@@ -294,6 +300,14 @@ func Open(cfg Config) (*Server, error) {
 	}
 
 	return s, nil
+}
+
+// initConfigNode writes an ensemble member's configuration into tree's
+// /zookeeper/config, as Java's members do whenever they load a tree.
+func (s *Server) initConfigNode(tree *db.Tree) {
+	if s.cfg.Ensemble && s.cfg.QuorumConfig != "" {
+		tree.SetConfigNode([]byte(s.cfg.QuorumConfig), s.cfg.QuorumConfigVersion, time.Now().UnixMilli())
+	}
 }
 
 // serverIDOf is the server id in the session ids the server makes.

@@ -214,6 +214,8 @@ func runServer(c *cli.Context) error {
 	if ensemble {
 		sc.Ensemble = true
 		sc.ServerID = cfg.Quorum.ServerID
+		sc.QuorumConfig = cfg.Quorum.Ensemble.QuorumConfig()
+		sc.QuorumConfigVersion = cfg.Quorum.Ensemble.Version
 		if self, ok := cfg.Quorum.Self(); ok && cfg.ClientPort == 0 && self.ClientPort != 0 {
 			sc.ClientAddr = self.ClientAddr()
 		}
