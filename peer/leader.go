@@ -393,7 +393,7 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 			for _, s := range a.Touches {
 				t[s.ID] = s.Timeout
 			}
-			m.srv.TouchSessions(a.SID, t)
+			m.srv.TouchSessions(t)
 		}
 	}
 	return nil

@@ -172,10 +172,11 @@ func (s *Server) SubmitLearnerRequest(lq LearnerRequest) error {
 }
 
 // TouchSessions keeps alive the sessions a learner reported in its PING
-// reply; a session now talking through owner moves to it.
-func (s *Server) TouchSessions(owner int64, touches map[int64]int32) {
+// reply. Their owners stay: Java's followers report every session they
+// commit, and only a revalidation moves a session.
+func (s *Server) TouchSessions(touches map[int64]int32) {
 	for id, timeout := range touches {
-		s.tracker.touchID(id, timeout, owner)
+		s.tracker.touchID(id, timeout, 0)
 	}
 }
 

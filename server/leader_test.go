@@ -171,3 +171,16 @@ func TestLeaderTermEndsWithoutQuorum(t *testing.T) {
 		t.Fatal("serving after the term ended")
 	}
 }
+
+// TestLeaderTouchesKeepOwners: a learner's PING reply lists sessions it
+// only committed (Java's followers list every session they commit); the
+// touch keeps them alive and leaves their owner, so the leader's own
+// client is not told its session moved.
+func TestLeaderTouchesKeepOwners(t *testing.T) {
+	s, _ := startLeader(t, false)
+	c, _ := connect(t, s)
+	s.TouchSessions(map[int64]int32{c.SessionID(): 4000})
+	if _, err := c.Create("/mine", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatalf("create after a learner's touch: %v", err)
+	}
+}

@@ -76,9 +76,11 @@ func (t *sessionTracker) newID() int64 {
 	}
 }
 
-// touchID touches the session id for a learner that reported it (or asks
-// to revalidate it) and makes the learner its owner; it reports whether
-// the session lives.
+// touchID touches the session id for a learner that reported it in a
+// PING reply (Java's followers report every session they commit, not
+// only their own clients'), or that asks to revalidate it; owner, unless
+// 0, becomes the session's owner (a revalidation: the client moved to
+// that learner). It reports whether the session lives.
 func (t *sessionTracker) touchID(id int64, timeout int32, owner int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -86,7 +88,9 @@ func (t *sessionTracker) touchID(id int64, timeout int32, owner int64) bool {
 	if s == nil || s.closing {
 		return false
 	}
-	s.owner = owner
+	if owner != 0 {
+		s.owner = owner
+	}
 	t.touchLocked(s, t.now())
 	return true
 }
