@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"net"
 	"sort"
 	"strings"
@@ -561,6 +562,12 @@ func TestFollowerKilledDuringWrites(t *testing.T) {
 			}
 			for _, p := range want {
 				if !have[p] {
+					if f.kind == Java && javaOutOfOrderLog.MatchString(f.log()) {
+						t.Skipf("round %d: %v lost acknowledged write /storm/%s after logging txns out of order (%q): "+
+							"Java 3.8.0's learner can log a DIFF's txns after newer ones and lose them when killed "+
+							"(ZOOKEEPER-4785, fixed in 3.8.5 and 3.9.2), so the oracle cannot pass this check; %s",
+							round, f, p, javaOutOfOrderLog, e.whereIs("/storm/"+p))
+					}
 					t.Fatalf("round %d: %v lacks acknowledged write /storm/%s (%d acknowledged, %d there); %s",
 						round, f, p, len(want), len(children), e.whereIs("/storm/"+p))
 				}
@@ -573,6 +580,10 @@ func TestFollowerKilledDuringWrites(t *testing.T) {
 		e.requireIdenticalTrees(nil)
 	})
 }
+
+// javaOutOfOrderLog is Java's warning when a txn reaches its log after
+// a newer one ("Current zxid N is <= M for create").
+var javaOutOfOrderLog = regexp.MustCompile(`Current zxid \d+ is <= \d+ for `)
 
 func lastOf(s []string) string {
 	if len(s) == 0 {

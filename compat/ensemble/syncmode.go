@@ -20,7 +20,7 @@ const (
 // gozk's wording changes.
 var (
 	gozkSyncLine = regexp.MustCompile(`(?i)\bsync`)
-	gozkSyncMode = regexp.MustCompile(`(?i)\b(diff|snap|trunc)(?:shot|ate|ated|ed)?\b`)
+	gozkSyncMode = regexp.MustCompile(`(?i)\b(diff|snap|trunc)\w*`)
 )
 
 // GozkSyncModes returns the sync modes a gozk member's log reports, one
