@@ -475,13 +475,7 @@ func (m *member) waitServing(modes ...string) string {
 				return mode
 			}
 		}
-		if !m.running() {
-			if m.kind == Gozk && strings.Contains(m.log(), gozkWithoutEnsembles) {
-				m.expectCrash()
-				m.e.t.Skipf("skipping: this gozk build cannot be an ensemble member yet (%q in its log)", gozkWithoutEnsembles)
-			}
-			m.e.t.Fatalf("%v exited while waiting for it to serve as %v:\n%s", m, modes, lastLines(m.log(), 40))
-		}
+		m.e.failOnCrash(fmt.Sprintf("while waiting for %v to serve as %v", m, modes))
 		if time.Now().After(deadline) {
 			m.e.t.Fatalf("%v is %q after %v, want one of %v:\n%s", m, mode, waitLimit, modes, lastLines(m.log(), 40))
 		}
@@ -489,11 +483,30 @@ func (m *member) waitServing(modes ...string) string {
 	}
 }
 
-// expectCrash forgets that m ended by itself.
-func (m *member) expectCrash() {
-	m.mu.Lock()
-	m.crashed = nil
-	m.mu.Unlock()
+// failOnCrash ends the test when a member ended by itself: it skips
+// when gozk said it cannot be an ensemble member, and fails otherwise.
+func (e *ensemble) failOnCrash(when string) {
+	e.t.Helper()
+	for _, id := range e.ids() {
+		m := e.members[id]
+		m.mu.Lock()
+		crashed := m.crashed
+		m.mu.Unlock()
+		if crashed == nil {
+			continue
+		}
+		if m.kind == Gozk && strings.Contains(m.log(), gozkWithoutEnsembles) {
+			for _, o := range e.members {
+				if o.kind == Gozk {
+					o.mu.Lock()
+					o.crashed = nil
+					o.mu.Unlock()
+				}
+			}
+			e.t.Skipf("skipping: this gozk build cannot be an ensemble member yet (%q in its log)", gozkWithoutEnsembles)
+		}
+		e.t.Fatalf("%v ended by itself (%v) %s:\n%s", m, crashed, when, lastLines(m.log(), 40))
+	}
 }
 
 // startLeader starts leader and one voter beside it, which is enough for
