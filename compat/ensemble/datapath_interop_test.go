@@ -150,7 +150,7 @@ func TestWritesReachEveryMember(t *testing.T) {
 		e.startLeader(leaderID, 1)
 		e.startRest()
 		var others []*member
-		for _, id := range e.running() {
+		for _, id := range e.present() {
 			m := e.members[id]
 			writeVariety(t, m.connect(), fmt.Sprintf("/w%d", id))
 			if id != leaderID {
@@ -438,7 +438,7 @@ func TestSessionMovesBetweenKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 		requireEvent(t, childWatch, zk.EventNodeChildrenChanged, "/s")
-		for _, id := range e.running() {
+		for _, id := range e.present() {
 			tree := e.m(id).dump()
 			for _, p := range []string{"/s/eph1", "/s/eph2"} {
 				n, ok := tree.Get(p)
@@ -451,7 +451,7 @@ func TestSessionMovesBetweenKinds(t *testing.T) {
 
 		t.Logf("cutting session 0x%x off until it expires", session)
 		d.cutOff()
-		for _, id := range e.running() {
+		for _, id := range e.present() {
 			m := e.m(id)
 			c := m.connect()
 			waitFor(t, fmt.Sprintf("the ephemerals of the expired session gone from %v", m), func() (bool, string) {
@@ -596,7 +596,7 @@ func lastOf(s []string) string {
 // message.
 func (e *ensemble) whereIs(path string) string {
 	var parts []string
-	for _, id := range e.running() {
+	for _, id := range e.present() {
 		m := e.m(id)
 		conn, _, err := zk.Connect([]string{m.addr()}, 30*time.Second, zk.WithLogger(zkLogger()))
 		if err != nil {

@@ -239,8 +239,8 @@ func (e *ensemble) ids() []int64 {
 	return ids
 }
 
-// running lists the members that are not Absent.
-func (e *ensemble) running() []int64 {
+// present lists the members that are not Absent.
+func (e *ensemble) present() []int64 {
 	var ids []int64
 	for _, id := range e.ids() {
 		if e.members[id].kind != Absent {
@@ -525,7 +525,7 @@ func (e *ensemble) startLeader(leader, other int64) {
 func (e *ensemble) startRest() {
 	e.t.Helper()
 	var started []*member
-	for _, id := range e.running() {
+	for _, id := range e.present() {
 		if m := e.members[id]; !m.running() {
 			m.start()
 			started = append(started, m)
