@@ -36,12 +36,16 @@ type Options struct {
 	// have them (-D flags and zookeeper.<key> for the zoo.cfg keys the
 	// parser does not know), for system_properties.
 	SystemProperties map[string]string
+	// Quorum is an ensemble member's configuration; nil on a standalone
+	// server.
+	Quorum *QuorumView
 }
 
 // Commands answers the monitoring commands of one server.
 type Commands struct {
-	srv  atomic.Pointer[server.Server]
-	opts Options
+	srv    atomic.Pointer[server.Server]
+	quorum atomic.Pointer[QuorumView]
+	opts   Options
 }
 
 // mask is the server's trace mask (Java's default before it runs).
@@ -56,7 +60,9 @@ func (c *Commands) mask() int64 {
 // runs. Until then every command that needs the server answers that the
 // instance is not serving, as Java does during startup.
 func New(opts Options) *Commands {
-	return &Commands{opts: opts}
+	c := &Commands{opts: opts}
+	c.quorum.Store(opts.Quorum)
+	return c
 }
 
 // Attach sets the server the commands read.
@@ -64,6 +70,11 @@ func (c *Commands) Attach(s *server.Server) { c.srv.Store(s) }
 
 // notServing is Java's answer when the server does not serve requests.
 const notServing = "This ZooKeeper instance is not currently serving requests"
+
+// serving reports whether s answers the commands that need a running
+// server: it is attached and, in an ensemble, neither looking nor
+// syncing (Java's isZKServerRunning).
+func serving(s *server.Server) bool { return s != nil && s.Serving() }
 
 // FourLetterWord answers one whitelisted four-letter word (plug it into
 // server.Config.FourLetterWords). nil closes the connection without
@@ -75,7 +86,7 @@ func (c *Commands) FourLetterWord(cmd string) []byte {
 	case "ruok":
 		return []byte("imok")
 	case "isro":
-		if s == nil {
+		if !serving(s) {
 			return []byte("null")
 		}
 		return []byte("rw")
@@ -85,7 +96,7 @@ func (c *Commands) FourLetterWord(cmd string) []byte {
 	case "gtmk", "stmk": // the server has set stmk's mask already
 		return []byte(strconv.FormatInt(c.mask(), 10))
 	}
-	if s == nil {
+	if !serving(s) {
 		if cmd == "hash" {
 			return []byte(notServing)
 		}
@@ -104,6 +115,9 @@ func (c *Commands) FourLetterWord(cmd string) []byte {
 		b.WriteString("Connection stats reset.\n")
 	case "srst":
 		s.ResetStats()
+		if s.Role() == server.RoleLeader {
+			s.ResetProposalSizes() // as Java's srst, not its stat_reset
+		}
 		b.WriteString("Server stats reset.\n")
 	case "srvr":
 		c.srvr(&b, s, false)
@@ -204,7 +218,13 @@ func (c *Commands) conf(b *strings.Builder, s *server.Server) {
 	fmt.Fprintf(b, "minSessionTimeout=%d\n", cfg.MinSessionTimeout)
 	fmt.Fprintf(b, "maxSessionTimeout=%d\n", cfg.MaxSessionTimeout)
 	b.WriteString("clientPortListenBacklog=-1\n")
-	b.WriteString("serverId=0\n")
+	q := c.quorumOf(s)
+	if q == nil {
+		b.WriteString("serverId=0\n")
+		return
+	}
+	fmt.Fprintf(b, "serverId=%d\n", q.ServerID)
+	writeQuorumConf(b, q)
 }
 
 func clientPort(s *server.Server) int {
@@ -252,7 +272,11 @@ func (c *Commands) srvr(b *strings.Builder, s *server.Server, withClients bool) 
 	fmt.Fprintf(b, "Latency min/avg/max: %d/%s/%d\n", st.Latency.Min, javaDouble(summaryAvg(st.Latency)), st.Latency.Max)
 	fmt.Fprintf(b, "Received: %d\nSent: %d\nConnections: %d\nOutstanding: %d\n",
 		st.PacketsReceived, st.PacketsSent, st.Connections, st.Outstanding)
-	fmt.Fprintf(b, "Zxid: 0x%x\nMode: standalone\nNode count: %d\n", st.LastZxid, st.NodeCount)
+	fmt.Fprintf(b, "Zxid: 0x%x\nMode: %s\nNode count: %d\n", st.LastZxid, s.Role(), st.NodeCount)
+	if s.Role() == server.RoleLeader {
+		last, lo, hi := s.ProposalSizes()
+		fmt.Fprintf(b, "Proposal sizes last/min/max: %d/%d/%d\n", last, lo, hi)
+	}
 }
 
 // javaDate formats wall ms as Java's Date.toString().

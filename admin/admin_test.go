@@ -154,10 +154,17 @@ func TestMonitorKeys(t *testing.T) {
 	}
 }
 
-// catalogKeys expands the catalog into mntr's keys.
-func catalogKeys() []string {
+// catalogKeys expands the catalog into mntr's keys for a standalone
+// server.
+func catalogKeys() []string { return catalogKeysOf(server.RoleStandalone) }
+
+// catalogKeysOf expands the catalog into mntr's metric keys for a role.
+func catalogKeysOf(role server.Role) []string {
 	var out []string
 	for _, e := range catalog {
+		if !hasMetric(e.name, role) {
+			continue
+		}
 		switch e.kind {
 		case kindGauge, kindCounter:
 			out = append(out, e.name)
@@ -235,6 +242,12 @@ func TestPrometheusNames(t *testing.T) {
 	}
 	for _, e := range catalog {
 		f := families[e.name]
+		if !hasMetric(e.name, server.RoleStandalone) {
+			if f != nil {
+				t.Errorf("a standalone server exports %s, which only ensemble members have", e.name)
+			}
+			continue
+		}
 		if f == nil {
 			t.Errorf("no metric %s", e.name)
 			continue

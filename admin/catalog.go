@@ -1,12 +1,23 @@
 package admin
 
-// Java 3.8.0's metrics as its mntr lists them on a standalone server with
-// the default metrics provider, in that order (the iteration order of its
-// hash maps, recorded from 3.8.0): first the server's gauges, then every
-// counter, every basic summary (avg, min, max, cnt, sum) and every
-// advanced summary (those five plus p50, p95, p99, p999). Per-namespace
-// summary sets and quota gauge sets follow them in Java; gozk has none.
-// The same names, without zk_, are the Prometheus metric names.
+import "github.com/gozk/gozk/server"
+
+// Java 3.8.0's metrics as its mntr lists them with the default metrics
+// provider, in that order (the iteration order of its hash maps, recorded
+// from 3.8.0 as standalone server, follower, observer and leader): first
+// the server's gauges, then every counter, every basic summary (avg, min,
+// max, cnt, sum) and every advanced summary (those five plus p50, p95,
+// p99, p999). Per-namespace summary sets and quota gauge sets follow them
+// in Java; gozk has none. The same names, without zk_, are the Prometheus
+// metric names.
+//
+// Java registers every counter and summary always, whatever the role, but
+// some gauges only while the server has a role: quorum_size for every
+// ensemble member (QuorumZooKeeperServer), the learner figures and
+// proposal sizes for a leader (LeaderZooKeeperServer). Their table has
+// room for all of them in every role (64 buckets from 24 gauges on), so
+// the one order below holds for each role with the others' gauges left
+// out.
 
 type metricKind int
 
@@ -22,10 +33,48 @@ type catalogEntry struct {
 	kind metricKind
 }
 
+// gaugeRoles are the gauges that only some roles have; every other
+// metric exists in every role.
+var gaugeRoles = map[string]roleSet{
+	"quorum_size":                 quorumMember,
+	"learners":                    leaderOnly,
+	"synced_followers":            leaderOnly,
+	"synced_non_voting_followers": leaderOnly,
+	"synced_observers":            leaderOnly,
+	"pending_syncs":               leaderOnly,
+	"leader_uptime":               leaderOnly,
+	"last_proposal_size":          leaderOnly,
+	"min_proposal_size":           leaderOnly,
+	"max_proposal_size":           leaderOnly,
+}
+
+// hasMetric reports whether a server in role r has the metric name.
+func hasMetric(name string, r server.Role) bool {
+	set, ok := gaugeRoles[name]
+	return !ok || set&(1<<r) != 0
+}
+
+// roleSet is a set of server.Role values.
+type roleSet uint8
+
+func rolesOf(rs ...server.Role) roleSet {
+	var set roleSet
+	for _, r := range rs {
+		set |= 1 << r
+	}
+	return set
+}
+
+var (
+	quorumMember = rolesOf(server.RoleFollower, server.RoleObserver, server.RoleLeader)
+	leaderOnly   = rolesOf(server.RoleLeader)
+)
+
 var catalog = []catalogEntry{
 	{"ephemerals_count", kindGauge},
 	{"num_alive_connections", kindGauge},
 	{"avg_latency", kindGauge},
+	{"min_proposal_size", kindGauge},
 	{"outstanding_requests", kindGauge},
 	{"znode_count", kindGauge},
 	{"global_sessions", kindGauge},
@@ -33,20 +82,29 @@ var catalog = []catalogEntry{
 	{"last_client_response_size", kindGauge},
 	{"packets_sent", kindGauge},
 	{"packets_received", kindGauge},
+	{"max_proposal_size", kindGauge},
 	{"max_client_response_size", kindGauge},
+	{"synced_followers", kindGauge},
 	{"connection_drop_probability", kindGauge},
 	{"watch_count", kindGauge},
+	{"synced_non_voting_followers", kindGauge},
+	{"synced_observers", kindGauge},
 	{"auth_failed_count", kindGauge},
 	{"min_latency", kindGauge},
 	{"max_file_descriptor_count", kindGauge},
 	{"approximate_data_size", kindGauge},
 	{"open_file_descriptor_count", kindGauge},
+	{"last_proposal_size", kindGauge},
+	{"pending_syncs", kindGauge},
+	{"leader_uptime", kindGauge},
 	{"local_sessions", kindGauge},
 	{"uptime", kindGauge},
 	{"max_latency", kindGauge},
 	{"outstanding_tls_handshake", kindGauge},
+	{"learners", kindGauge},
 	{"min_client_response_size", kindGauge},
 	{"non_mtls_local_conn_count", kindGauge},
+	{"quorum_size", kindGauge},
 	{"proposal_count", kindCounter},
 	{"watch_bytes", kindCounter},
 	{"outstanding_changes_removed", kindCounter},

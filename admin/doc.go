@@ -21,6 +21,24 @@
 // always prints them as the default metrics provider does, whatever the
 // provider; a metric gozk does not record is printed as zero.
 //
+// In an ensemble the commands follow the server's role (server.Role):
+// srvr and stat print "Mode: follower", "observer" or "leader" (a leader
+// adds "Proposal sizes last/min/max"); mntr adds zk_peer_state (and an
+// observer zk_observer_master_id, its leader's id) after zk_server_state,
+// and the gauges Java registers for the role: zk_quorum_size for every
+// member, the learner figures and proposal sizes for a leader; conf adds
+// serverId, initLimit, syncLimit, electionAlg, electionPort, quorumPort,
+// peerType and the membership block (QuorumView, built from zoo.cfg by
+// the gozk command); the AdminServer's leader, voting_view, zabstate and
+// observers answer with 3.8.0's fields. While a member looks for a leader
+// or syncs with one (server.Server.Serving is false), every command that
+// needs a running server answers "This ZooKeeper instance is not
+// currently serving requests" as Java's does, the AdminServer naming the
+// command as it was asked for. Prometheus exports a role's gauges only
+// while the server has that role. testdata/java-3.8.0-ensemble holds
+// 3.8.0's own answers as follower, observer and leader, which the tests
+// compare with gozk's.
+//
 // The version string is "<ZooKeeperVersion>-gozk-<gozk version>, built on
 // <yyyy-MM-dd HH:mm> UTC": tools that parse the x.y.z in front of the
 // first '-' (zkServer.sh, version checks in clients and exporters) read
@@ -46,7 +64,21 @@
 //     if it is created again; Java keeps them until the server restarts.
 //     The quota gauge sets (quota_*_per_namespace) are not exported.
 //   - Metrics of Java's own pipeline stages (prep_processor_queue_time_ms,
-//     commit processor, response caches, ...) and of ensembles read 0.
+//     commit processor, response caches, ...) read 0, and so do the
+//     ensemble's until its code records them (server.Metrics lists them).
+//   - A follower's zk_synced_observers (Java prints it only on a follower
+//     serving observers, with observerMasterPort) is not exported.
+//   - Prometheus quantiles of the summary sets (per namespace, per
+//     learner) cover everything recorded, not the last 10 minutes.
+//   - The AdminServer's monitor while the server is not serving: Java
+//     fails with HTTP 500 and a Jetty error page (its command has no
+//     server to read); gozk answers the not-serving error as JSON.
+//   - zabstate's quorum_address and election_address are Jackson's
+//     rendering of Java's MultipleAddresses, its getters in the order a
+//     3.8.0 run wrote them (Jackson takes the JVM's method order, which
+//     may vary between runs, as the server_stats bean's does); gozk fills
+//     the reachability fields with the configured addresses, without
+//     probing them.
 //   - dump drops empty expiry buckets (Java prints them as "0 expire at").
 //   - envi: the JVM keys carry Go's values or <NA> (java.version is the Go
 //     version, java.class.path the executable); os.memory.* are the Go

@@ -61,15 +61,15 @@ var commands = []command{
 		zxid, ts := s.LastSnapshot()
 		return obj{{"zxid", strconv.FormatUint(uint64(zxid), 16)}, {"timestamp", ts}}
 	}},
-	{"leader", []string{"lead"}, true, func(c *Commands, _ *server.Server, _ map[string]string) obj {
-		return obj{{"error", "server is not initialized"}}
+	{"leader", []string{"lead"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
+		return c.leaderInfo(s)
 	}},
 	{"monitor", []string{"mntr"}, false, func(c *Commands, s *server.Server, _ map[string]string) obj {
 		return obj(c.monitor(s))
 	}},
 	{"observer_connection_stat_reset", []string{"orst"}, true, func(*Commands, *server.Server, map[string]string) obj { return nil }},
-	{"observers", []string{"obsr"}, true, func(*Commands, *server.Server, map[string]string) obj {
-		return obj{{"synced_observers", 0}, {"observers", []any{}}}
+	{"observers", []string{"obsr"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
+		return c.observers(s)
 	}},
 	{"ruok", nil, true, func(*Commands, *server.Server, map[string]string) obj { return nil }},
 	{"server_stats", []string{"srvr"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
@@ -104,8 +104,8 @@ var commands = []command{
 		}
 		return out
 	}},
-	{"voting_view", nil, true, func(*Commands, *server.Server, map[string]string) obj {
-		return obj{{"current_config", obj{}}}
+	{"voting_view", nil, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
+		return c.votingView(s)
 	}},
 	{"watch_summary", []string{"wchs"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
 		conns, paths, total := s.Watches().DataWatchSummary()
@@ -129,8 +129,8 @@ var commands = []command{
 		}
 		return obj{{"path_to_session_ids", m}}
 	}},
-	{"zabstate", nil, false, func(*Commands, *server.Server, map[string]string) obj {
-		return obj{{"voting", false}, {"zabstate", ""}}
+	{"zabstate", nil, false, func(c *Commands, s *server.Server, _ map[string]string) obj {
+		return c.zabState(s)
 	}},
 }
 
@@ -157,6 +157,10 @@ func stringsToAny(ss []string) []any {
 func (c *Commands) cmdConfiguration(s *server.Server, _ map[string]string) obj {
 	cfg := s.Config()
 	dataDir, logDir := dataDirs(s)
+	var serverID int64
+	if q := c.quorumOf(s); q != nil {
+		serverID = q.ServerID
+	}
 	return obj{
 		{"client_port", clientPort(s)},
 		{"data_dir", dataDir},
@@ -165,7 +169,7 @@ func (c *Commands) cmdConfiguration(s *server.Server, _ map[string]string) obj {
 		{"max_client_cnxns", cfg.MaxClientCnxns},
 		{"min_session_timeout", int64(cfg.MinSessionTimeout)},
 		{"max_session_timeout", int64(cfg.MaxSessionTimeout)},
-		{"server_id", 0},
+		{"server_id", serverID},
 		{"client_port_listen_backlog", -1},
 	}
 }
@@ -229,7 +233,7 @@ func (c *Commands) serverStats(s *server.Server) obj {
 	resp := func() obj {
 		return obj{{"last_buffer_size", st.LastResponseSize}, {"min_buffer_size", st.MinResponseSize}, {"max_buffer_size", st.MaxResponseSize}}
 	}
-	return obj{
+	out := obj{
 		{"version", c.opts.Version},
 		{"read_only", false},
 		{"server_stats", obj{
@@ -240,7 +244,7 @@ func (c *Commands) serverStats(s *server.Server) obj {
 			{"data_dir_size", d},
 			{"log_dir_size", l},
 			{"provider_null", false},
-			{"server_state", "standalone"},
+			{"server_state", s.Role().String()},
 			{"last_processed_zxid", st.LastZxid},
 			{"outstanding_requests", st.Outstanding},
 			{"avg_latency", summaryAvg(st.Latency)},
@@ -253,8 +257,12 @@ func (c *Commands) serverStats(s *server.Server) obj {
 			{"non_mtlslocal_conn_count", int64(0)},
 		}},
 		{"client_response", resp()},
-		{"node_count", int64(st.NodeCount)},
 	}
+	if s.Role() == server.RoleLeader {
+		last, lo, hi := s.ProposalSizes()
+		out = append(out, kv{"proposal_stats", obj{{"last_buffer_size", last}, {"min_buffer_size", lo}, {"max_buffer_size", hi}}})
+	}
+	return append(out, kv{"node_count", int64(st.NodeCount)})
 }
 
 // Run runs an AdminServer command by name or alias with its query
@@ -267,12 +275,15 @@ func (c *Commands) Run(name string, args map[string]string) string {
 		out = obj{{"command", name}, {"error", "Unknown command: " + name}}
 	default:
 		s := c.srv.Load()
-		if cmd.serving && s == nil {
-			out = obj{{"command", cmd.name}, {"error", notServing}}
+		// Java names the command as it was asked for in this answer.
+		if cmd.serving && !serving(s) {
+			out = obj{{"command", name}, {"error", notServing}}
 			break
 		}
-		if s == nil && cmd.name == "monitor" {
-			out = obj{{"command", cmd.name}, {"error", notServing}}
+		// Java's monitor command fails (HTTP 500) without a server;
+		// gozk answers it as the other commands.
+		if !serving(s) && cmd.name == "monitor" {
+			out = obj{{"command", name}, {"error", notServing}}
 			break
 		}
 		out = cmd.run(c, s, args)

@@ -38,7 +38,7 @@ const (
 type collector struct {
 	c       *Commands
 	descs   map[string]*prometheus.Desc
-	setDesc map[string]*prometheus.Desc // summary sets, labelled key="<namespace>"
+	setDesc map[string]*prometheus.Desc // summary sets, labelled key="<namespace or server id>"
 
 	mu    sync.Mutex
 	slots [windowSlots]map[string]server.SummarySnapshot // ring of past snapshots
@@ -77,8 +77,8 @@ func (col *collector) windowStart(name string) (server.SummarySnapshot, bool) {
 
 func newCollector(c *Commands) *collector {
 	col := &collector{c: c, descs: map[string]*prometheus.Desc{}, setDesc: map[string]*prometheus.Desc{}}
-	for _, name := range []string{"read_per_namespace", "write_per_namespace"} {
-		col.setDesc[name] = prometheus.NewDesc(name, name, []string{"key"}, nil)
+	for _, set := range summarySetNames {
+		col.setDesc[set.name] = prometheus.NewDesc(set.name, set.name, []string{"key"}, nil)
 	}
 	for _, e := range catalog {
 		// Java registers every metric with its own name as help text.
@@ -112,23 +112,35 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	mv := col.c.readMetrics(s)
 	for _, set := range summarySets(s) {
-		d := col.setDesc[set.Name]
+		d := col.setDesc[set.name]
+		qs := basicQuantiles
+		if set.advanced {
+			qs = advancedQuantiles
+		}
 		for _, key := range set.Keys() {
 			snap, ok := set.Snapshot(key)
 			if !ok {
 				continue // its top-level znode was deleted meanwhile
 			}
-			q := math.NaN()
-			if snap.Count > 0 {
-				q = float64(summaryQuantile(snap, 0.5))
+			// A set's quantiles cover everything recorded, not a window.
+			quantiles := make(map[float64]float64, len(qs))
+			for _, q := range qs {
+				quantiles[q] = math.NaN()
+				if snap.Count > 0 {
+					quantiles[q] = float64(summaryQuantile(snap, q))
+				}
 			}
-			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), map[float64]float64{0.5: q}, key)
+			ch <- prometheus.MustNewConstSummary(d, uint64(snap.Count), float64(snap.Sum), quantiles, key)
 		}
 	}
 	for _, c := range gozkCounters {
 		ch <- prometheus.MustNewConstMetric(col.descs[c.name], prometheus.CounterValue, float64(mv.counters[c.name]))
 	}
+	role := s.Role()
 	for _, e := range catalog {
+		if !hasMetric(e.name, role) {
+			continue // Java registers the gauge only in the roles that have it
+		}
 		d := col.descs[e.name]
 		switch e.kind {
 		case kindGauge:

@@ -28,7 +28,7 @@ type metricValues struct {
 
 func (c *Commands) readMetrics(s *server.Server) metricValues {
 	st := s.Stats()
-	return metricValues{
+	mv := metricValues{
 		gauges: map[string]any{
 			"ephemerals_count":            int64(st.EphemeralsCount),
 			"num_alive_connections":       int64(st.Connections),
@@ -58,6 +58,28 @@ func (c *Commands) readMetrics(s *server.Server) metricValues {
 		counters:  s.Metrics().Counters(),
 		summaries: s.Metrics().Summaries(),
 	}
+	role := s.Role()
+	if q := c.quorumOf(s); q != nil {
+		mv.gauges["quorum_size"] = int64(len(q.voters()))
+	}
+	if role == server.RoleLeader {
+		g := s.LeaderFigures()
+		last, lo, hi := s.ProposalSizes()
+		for k, v := range map[string]int64{
+			"learners":                    int64(g.Learners),
+			"synced_followers":            int64(g.SyncedFollowers),
+			"synced_non_voting_followers": int64(g.SyncedNonVotingFollowers),
+			"synced_observers":            int64(g.SyncedObservers),
+			"pending_syncs":               int64(g.PendingSyncs),
+			"leader_uptime":               s.LeaderUptime(),
+			"last_proposal_size":          last,
+			"min_proposal_size":           lo,
+			"max_proposal_size":           hi,
+		} {
+			mv.gauges[k] = v
+		}
+	}
+	return mv
 }
 
 // summaryKeys are the mntr suffixes of a summary.
@@ -76,8 +98,21 @@ func summaryValues(snap server.SummarySnapshot, advanced bool) []any {
 func (c *Commands) monitor(s *server.Server) []kv {
 	mv := c.readMetrics(s)
 	out := make([]kv, 0, 520)
-	out = append(out, kv{"version", c.opts.Version}, kv{"server_state", "standalone"})
+	role := s.Role()
+	out = append(out, kv{"version", c.opts.Version}, kv{"server_state", role.String()})
+	// Java's QuorumZooKeeperServer and ObserverZooKeeperServer add these
+	// before the metrics.
+	if role != server.RoleStandalone {
+		out = append(out, kv{"peer_state", s.PeerState()})
+	}
+	if role == server.RoleObserver {
+		id, _ := s.Leader() // gozk's observers learn from the leader
+		out = append(out, kv{"observer_master_id", id})
+	}
 	for _, e := range catalog {
+		if !hasMetric(e.name, role) {
+			continue
+		}
 		switch e.kind {
 		case kindGauge:
 			out = append(out, kv{e.name, mv.gauges[e.name]})
@@ -101,23 +136,65 @@ func (c *Commands) monitor(s *server.Server) []kv {
 	// Then the summary sets, per key in Java's hash order:
 	// zk_avg_<namespace>_read_per_namespace, ...
 	for _, set := range summarySets(s) {
+		keys := basicKeys
+		if set.advanced {
+			keys = advancedKeys
+		}
 		for _, key := range javaStringOrder(set.Keys()) {
 			snap, ok := set.Snapshot(key)
 			if !ok {
 				continue // its top-level znode was deleted meanwhile
 			}
-			for i, v := range summaryValues(snap, false) {
-				out = append(out, kv{basicKeys[i] + "_" + key + "_" + set.Name, v})
+			for i, v := range summaryValues(snap, set.advanced) {
+				out = append(out, kv{keys[i] + "_" + key + "_" + set.name, v})
 			}
 		}
 	}
 	return out
 }
 
-// summarySets are Java's basic summary sets in the order its mntr lists
-// them.
-func summarySets(s *server.Server) []*server.SummarySet {
-	return []*server.SummarySet{s.Metrics().ReadPerNamespace, s.Metrics().WritePerNamespace}
+// keyedSummaries is a summary set of either kind: one summary per key.
+type keyedSummaries interface {
+	Keys() []string
+	Snapshot(key string) (server.SummarySnapshot, bool)
+}
+
+type summarySet struct {
+	keyedSummaries
+	name     string
+	advanced bool // percentiles too (Java's AvgMinMaxPercentileCounterSet)
+}
+
+// summarySetNames are Java's summary sets in the order its mntr lists
+// them: the basic ones, then the advanced ones, each in the order of
+// its hash map. The leader's per-learner sets have keys only on a
+// leader.
+var summarySetNames = []struct {
+	name     string
+	advanced bool
+}{
+	{"learner_handler_qp_size", false},
+	{"read_per_namespace", false},
+	{"write_per_namespace", false},
+	{"ack_latency", true},
+	{"learner_handler_qp_time_ms", true},
+}
+
+// summarySets returns the server's summary sets in mntr's order.
+func summarySets(s *server.Server) []summarySet {
+	m := s.Metrics()
+	byName := map[string]keyedSummaries{
+		"learner_handler_qp_size":    m.LearnerHandlerQPSize,
+		"read_per_namespace":         m.ReadPerNamespace,
+		"write_per_namespace":        m.WritePerNamespace,
+		"ack_latency":                m.AckLatency,
+		"learner_handler_qp_time_ms": m.LearnerHandlerQPTime,
+	}
+	out := make([]summarySet, 0, len(summarySetNames))
+	for _, n := range summarySetNames {
+		out = append(out, summarySet{byName[n.name], n.name, n.advanced})
+	}
+	return out
 }
 
 // formatValue prints a value as Java's mntr does: integers as they are,

@@ -184,6 +184,23 @@ func (q *QuorumConfig) Self() (*ServerSpec, bool) {
 	return s, ok
 }
 
+// ReconfigWarning is the line a server logs as it starts with an
+// ensemble's zoo.cfg that sets reconfigEnabled=true, "" otherwise: gozk
+// runs the membership it reads (server lines of zoo.cfg, or of its
+// dynamicConfigFile) and does not change it. Unlike Java, it neither
+// moves server lines out of zoo.cfg into a zoo.cfg.dynamic.<version>
+// file nor rewrites zoo.cfg.
+func (c *Config) ReconfigWarning() string {
+	if !c.ReconfigEnabled || !c.Quorum.Distributed || c.Quorum.Ensemble == nil {
+		return ""
+	}
+	file := c.Quorum.Ensemble.File
+	if file == "" {
+		file = c.File
+	}
+	return "dynamic reconfiguration is not supported by this gozk; the ensemble's membership is the static one in " + file
+}
+
 // TLSConfig is the ssl.* (or ssl.quorum.*) keys.
 type TLSConfig struct {
 	KeyStoreLocation           string        // ssl.keyStore.location

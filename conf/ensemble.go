@@ -68,21 +68,97 @@ func (s *ServerSpec) ClientAddr() string {
 	return net.JoinHostPort(s.ClientHost, strconv.Itoa(s.ClientPort))
 }
 
-// String writes the line as Java writes it in dynamic files and in
-// /zookeeper/config: host:qport:eport:role per address (sorted by host,
-// joined by |), then ;host:cport when there is a client address.
+// String writes the line as Java's QuorumServer.toString does, in
+// dynamic files and in /zookeeper/config: host:qport:eport per address
+// (sorted by host, joined by |), then :role once, then ;host:cport when
+// the client address is the line's own. Hosts are written as Java's
+// InetSocketAddress.getHostString gives them: names as written, IP
+// literals in Java's own form (IPv6 uncompressed, in brackets).
 func (s *ServerSpec) String() string {
 	addrs := append([]QuorumAddr(nil), s.Addrs...)
-	sort.SliceStable(addrs, func(i, j int) bool { return addrs[i].Host < addrs[j].Host })
+	sort.SliceStable(addrs, func(i, j int) bool { return javaHostString(addrs[i].Host) < javaHostString(addrs[j].Host) })
 	parts := make([]string, len(addrs))
 	for i, a := range addrs {
-		parts[i] = fmt.Sprintf("%s:%d:%d:%s", bracket(a.Host), a.QuorumPort, a.ElectionPort, s.Type)
+		parts[i] = fmt.Sprintf("%s:%d:%d", bracket(javaHostString(a.Host)), a.QuorumPort, a.ElectionPort)
 	}
-	out := strings.Join(parts, "|")
+	out := strings.Join(parts, "|") + ":" + s.Type.String()
 	if s.ClientPort != 0 && !s.ClientFromStatic {
-		out += fmt.Sprintf(";%s:%d", bracket(s.ClientHost), s.ClientPort)
+		out += fmt.Sprintf(";%s:%d", bracket(javaHostString(s.ClientHost)), s.ClientPort)
 	}
 	return out
+}
+
+// javaHostString is a host as Java's InetSocketAddress.getHostString
+// gives it for an address made from that text: an IP literal in Java's
+// form (dotted IPv4, also for an IPv4-mapped IPv6 address; IPv6 as eight
+// groups of lowercase hex without leading zeros or "::"), a name as
+// written.
+func javaHostString(host string) string {
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	groups := make([]string, 8)
+	for i := range groups {
+		groups[i] = strconv.FormatUint(uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
+	}
+	return strings.Join(groups, ":")
+}
+
+// javaHost is the host of a server line as Java's InetSocketAddress
+// takes it, in a form Go dials the same way: an empty host is the
+// loopback address, named localhost; an IPv4 literal in one of the
+// shorthands Java reads (127.1, 10.1.2, 2130706433, zeros before digits)
+// is that address, dotted. Anything else is kept as written.
+func javaHost(host string) string {
+	if host == "" {
+		return "localhost"
+	}
+	if ip, ok := javaIPv4Literal(host); ok {
+		return ip.String()
+	}
+	return host
+}
+
+// javaIPv4Literal reads an IPv4 literal as Java's InetAddress does: one
+// to four parts of decimal digits separated by dots, the last part
+// filling the bytes the others leave (a, a.b, a.b.c, a.b.c.d).
+func javaIPv4Literal(s string) (net.IP, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return nil, false
+	}
+	var vals []uint64
+	for _, p := range parts {
+		if p == "" || len(p) > 10 || strings.Trim(p, "0123456789") != "" {
+			return nil, false
+		}
+		v, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	var addr uint64
+	for i, v := range vals {
+		last := i == len(vals)-1
+		limit := uint64(255)
+		if last {
+			limit = 1<<(8*(4-i)) - 1
+		}
+		if v > limit {
+			return nil, false
+		}
+		if last {
+			addr = addr<<(8*(4-i)) | v
+		} else {
+			addr = addr<<8 | v
+		}
+	}
+	return net.IPv4(byte(addr>>24), byte(addr>>16), byte(addr>>8), byte(addr)), true
 }
 
 func bracket(host string) string {
@@ -136,6 +212,17 @@ func (e *Ensemble) ofType(t LearnerType) []int64 {
 	return out
 }
 
+// WeightOf is a server's weight as Java's verifier gives it: 1 for every
+// server of a majority ensemble (where only participants vote); in a
+// hierarchical one, its weight.N line, 1 for a participant without one,
+// and 0 for a server with neither (an observer).
+func (e *Ensemble) WeightOf(sid int64) int64 {
+	if !e.Hierarchical {
+		return 1
+	}
+	return e.Weights[sid]
+}
+
 // GroupOf returns the group of a server in a hierarchical ensemble.
 func (e *Ensemble) GroupOf(sid int64) (int64, bool) {
 	for gid, members := range e.Groups {
@@ -184,12 +271,20 @@ func parseEnsemble(file string, lines []ensembleLine, multiAddressEnabled bool) 
 			if err != nil {
 				return nil, errAt(l, "%s", err.Error())
 			}
+			if prev, dup := e.Servers[sid]; dup {
+				// Java keeps one of them, in its hash table's order.
+				return nil, errAt(l, "%s and %s both name server %d", prev.Key, l.Key, sid)
+			}
 			s.Key, s.Line, s.File = l.Key, l.Line, file
 			e.Servers[sid] = s
 		case e.Hierarchical && strings.HasPrefix(l.Key, "group"):
 			gid, ok := parseJavaLong(afterDot(l.Key))
 			if !ok {
 				return nil, errAt(l, "%q is not a group id (group.<number>)", afterDot(l.Key))
+			}
+			if _, dup := e.Groups[gid]; dup {
+				// Java merges them and counts the group twice.
+				return nil, errAt(l, "another group key also names group %d", gid)
 			}
 			for _, part := range javaSplit(l.Raw, ":") {
 				sid, ok := parseJavaLong(part)
@@ -213,6 +308,10 @@ func parseEnsemble(file string, lines []ensembleLine, multiAddressEnabled bool) 
 			w, ok := parseJavaLong(l.Raw)
 			if !ok {
 				return nil, errAt(l, "%q is not a whole number", l.Raw)
+			}
+			if _, dup := weights[sid]; dup {
+				// Java keeps one of them, in its hash table's order.
+				return nil, errAt(l, "another weight key also names server %d", sid)
 			}
 			weights[sid] = w
 		case l.Key == "version":
@@ -245,7 +344,10 @@ func parseEnsemble(file string, lines []ensembleLine, multiAddressEnabled bool) 
 			for _, part := range javaSplit(l.Raw, ":") {
 				sid, _ := parseJavaLong(part)
 				if _, ok := weights[sid]; !ok {
-					return nil, errAt(l, "server %d has no server line and no weight", sid)
+					if srv, ok := e.Servers[sid]; ok && srv.Type == Observer {
+						return nil, errAt(l, "server %d is in a group but has no weight (an observer gets no default weight; give it weight.%d)", sid, sid)
+					}
+					return nil, errAt(l, "server %d is in a group but has no server line and no weight", sid)
 				}
 			}
 		}
@@ -283,7 +385,7 @@ func parseServerLine(sid int64, value string, multiAddressEnabled bool) (*Server
 		}
 		s.ClientHost = "0.0.0.0"
 		if len(parts) == 2 {
-			s.ClientHost = parts[0]
+			s.ClientHost = javaHost(parts[0])
 		}
 		port, err := portNumber(parts[len(parts)-1])
 		if err != nil {
@@ -304,7 +406,7 @@ func parseServerLine(sid int64, value string, multiAddressEnabled bool) (*Server
 		if len(serverClient) > 2 || len(parts) < 3 || len(parts) > 4 {
 			return nil, fmt.Errorf("%q%s", value, wrongFormat)
 		}
-		qa := QuorumAddr{Host: parts[0]}
+		qa := QuorumAddr{Host: javaHost(parts[0])}
 		if qa.QuorumPort, err = portNumber(parts[1]); err != nil {
 			return nil, fmt.Errorf("quorum port of %q: %v", addr, err)
 		}

@@ -45,7 +45,8 @@ func TestEnsembleTyped(t *testing.T) {
 	if !s2.ClientFromStatic || s2.ClientAddr() != "0.0.0.0:2181" || s2.Addrs[0].ElectionHostPort() != "[fe80::1]:3889" {
 		t.Fatalf("server.2 %+v", s2)
 	}
-	if s2.String() != "[fe80::1]:2889:3889:participant" || s4.String() != "zk4:2888:3888:observer;0.0.0.0:2181" {
+	// Java writes IPv6 literals uncompressed.
+	if s2.String() != "[fe80:0:0:0:0:0:0:1]:2889:3889:participant" || s4.String() != "zk4:2888:3888:observer;0.0.0.0:2181" {
 		t.Fatalf("String: %q %q", s2.String(), s4.String())
 	}
 	if self, ok := q.Self(); !ok || self != s2 {
@@ -100,5 +101,135 @@ func TestSystemPropertyBridge(t *testing.T) {
 	}
 	if len(c.Warnings) != 2 {
 		t.Fatalf("warnings %q", c.Warnings)
+	}
+}
+
+// TestReconfigWarning: an ensemble with reconfigEnabled=true gets the
+// start-up warning naming the file its membership comes from (zoo.cfg,
+// or the dynamic file); without it, or standalone, none.
+func TestReconfigWarning(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "myid"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servers := "server.1=a:1:2\nserver.2=b:1:2\nserver.3=c:1:2\n"
+	static := write(t, "dataDir="+dir+"\ninitLimit=5\nsyncLimit=2\nreconfigEnabled=true\n"+servers)
+	dyn := filepath.Join(dir, "zoo.cfg.dynamic.100000000")
+	if err := os.WriteFile(dyn, []byte(servers), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"static lines", static, "dynamic reconfiguration is not supported by this gozk; the ensemble's membership is the static one in " + static},
+		{"dynamic file", write(t, "dataDir="+dir+"\ninitLimit=5\nsyncLimit=2\nreconfigEnabled=true\ndynamicConfigFile="+dyn+"\n"),
+			"dynamic reconfiguration is not supported by this gozk; the ensemble's membership is the static one in " + dyn},
+		{"reconfig off", write(t, "dataDir="+dir+"\ninitLimit=5\nsyncLimit=2\n"+servers), ""},
+		{"standalone", write(t, "dataDir="+dir+"\nclientPort=2181\nreconfigEnabled=true\n"), ""},
+	} {
+		cfg, err := Load(c.path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.ReconfigWarning(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestWhatPeerNeeds: each server's quorum, election and client
+// addresses, role, weight and group, as peer reads them.
+func TestWhatPeerNeeds(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "myid"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(write(t, "dataDir="+dir+"\ninitLimit=5\nsyncLimit=2\nclientPort=2181\n"+
+		"server.1=127.0.0.1:2888:3888\nserver.2=[::1]:2889:3889:participant;[::1]:2182\nserver.3=h3:2890:3890;2183\n"+
+		"server.4=h4:2891:3891:observer;127.0.0.4:2184\ngroup.1=1:2\ngroup.2=3\nweight.2=0\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Quorum.Ensemble
+	type view struct {
+		quorum, election, client string
+		role                     LearnerType
+		weight, group            int64
+	}
+	got := map[int64]view{}
+	for _, id := range e.IDs() {
+		s := e.Servers[id]
+		g, _ := e.GroupOf(id)
+		got[id] = view{s.Addrs[0].QuorumHostPort(), s.Addrs[0].ElectionHostPort(), s.ClientAddr(), s.Type, e.WeightOf(id), g}
+	}
+	want := map[int64]view{
+		1: {"127.0.0.1:2888", "127.0.0.1:3888", "0.0.0.0:2181", Participant, 1, 1},
+		2: {"[::1]:2889", "[::1]:3889", "[::1]:2182", Participant, 0, 1},
+		3: {"h3:2890", "h3:3890", "0.0.0.0:2183", Participant, 1, 2},
+		4: {"h4:2891", "h4:3891", "127.0.0.4:2184", Observer, 0, 0},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+	if e.WeightOf(9) != 0 || (&Ensemble{}).WeightOf(9) != 1 {
+		t.Fatal("WeightOf of a server without a line")
+	}
+}
+
+// TestServerLineText: a server line written back as Java's
+// QuorumServer.toString writes it (the expected texts are Java 3.8.0's,
+// which compat/confdiff compares for every case of the table): the role
+// once after every address, IP literals in Java's form, an empty host as
+// localhost.
+func TestServerLineText(t *testing.T) {
+	for line, want := range map[string]string{
+		"zk1:2888:3888|zk1b:2889:3889":                                 "zk1:2888:3888|zk1b:2889:3889:participant",
+		"zk4:2888:3888|zk4b:2889:3889:observer":                        "zk4:2888:3888|zk4b:2889:3889:observer",
+		"zk1b:2889:3889|zk1a:2888:3888|[::1]:2890:3890;127.0.0.1:2181": "[0:0:0:0:0:0:0:1]:2890:3890|zk1a:2888:3888|zk1b:2889:3889:participant;127.0.0.1:2181",
+		"[::1]:2888:3888;[::1]:2181":                                   "[0:0:0:0:0:0:0:1]:2888:3888:participant;[0:0:0:0:0:0:0:1]:2181",
+		"[2001:DB8:0:0:0:0:0:1]:2888:3888":                             "[2001:db8:0:0:0:0:0:1]:2888:3888:participant",
+		"[::ffff:127.0.0.1]:2888:3888":                                 "127.0.0.1:2888:3888:participant",
+		":2888:3888;:2181":                                             "localhost:2888:3888:participant;localhost:2181",
+		"127.1:2888:3888":                                              "127.0.0.1:2888:3888:participant",
+		"127.000.000.001:2888:3888:OBSERVER;2181":                      "127.0.0.1:2888:3888:observer;0.0.0.0:2181",
+		"ZK1.Example:2888:3888":                                        "ZK1.Example:2888:3888:participant",
+	} {
+		s, err := parseServerLine(1, line, true)
+		if err != nil {
+			t.Errorf("%s: %v", line, err)
+			continue
+		}
+		if got := s.String(); got != want {
+			t.Errorf("%s: %s, Java writes %s", line, got, want)
+		}
+	}
+}
+
+// TestJavaIPv4Literal: the IPv4 literals Java's InetAddress reads
+// without a name lookup, and what it does not take for one.
+func TestJavaIPv4Literal(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1": "127.0.0.1", "127.1": "127.0.0.1", "10.1.2": "10.1.0.2", "2130706433": "127.0.0.1",
+		"127.000.000.001": "127.0.0.1", "1.65535": "1.0.255.255", "0": "0.0.0.0",
+		"256.0.0.1": "", "1.2.3.4.5": "", "1..2": "", "1.2.": "", "0x7f.1": "", "zk1": "", "4294967296": "", "1.16777216": "", "": "", "-1": "",
+	} {
+		ip, ok := javaIPv4Literal(in)
+		switch {
+		case ok && ip.String() != want:
+			t.Errorf("%q: %s, want %q", in, ip, want)
+		case !ok && want != "":
+			t.Errorf("%q: not a literal, want %s", in, want)
+		}
+	}
+}
+
+// TestObserverMasterPortUnset: Java leaves observerMasterPort unset (0)
+// for any value not above 0.
+func TestObserverMasterPortUnset(t *testing.T) {
+	for text, want := range map[string]int{"2191": 2191, "0": 0, "-1": 0} {
+		c, err := Load(write(t, "dataDir=/d\nclientPort=2181\nobserverMasterPort="+text+"\n"), "")
+		if err != nil || c.Quorum.ObserverMasterPort != want {
+			t.Errorf("observerMasterPort=%s: %d, %v; want %d", text, c.Quorum.ObserverMasterPort, err, want)
+		}
 	}
 }

@@ -203,8 +203,16 @@ func (l *loader) parserKeys() map[string]func(Property) error {
 		"clientPortAddress":             l.strKey(&c.ClientPortAddress),
 		"secureClientPort":              l.intKey(&c.SecureClientPort),
 		"secureClientPortAddress":       l.strKey(&c.SecureClientPortAddress),
-		"observerMasterPort":            l.intKey(&q.ObserverMasterPort),
-		"clientPortListenBacklog":       l.intKey(&c.ClientPortListenBacklog),
+		"observerMasterPort": func(p Property) error {
+			if err := l.intKey(&q.ObserverMasterPort)(p); err != nil {
+				return err
+			}
+			if q.ObserverMasterPort < 0 {
+				q.ObserverMasterPort = 0 // Java: not set
+			}
+			return nil
+		},
+		"clientPortListenBacklog": l.intKey(&c.ClientPortListenBacklog),
 		"tickTime": func(p Property) error {
 			if err := l.intKey(&tick)(p); err != nil {
 				return err
@@ -398,6 +406,11 @@ func (l *loader) readDynamicFiles() error {
 		}
 	}
 	if v, ok := versionFromFilename(path); ok {
+		if v < 0 {
+			// Java turns the suffix into unsigned hex, which its verifier
+			// then cannot read back as a long.
+			return &Error{File: path, Key: "dynamicConfigFile", Msg: fmt.Sprintf("the version in the file name, %s, is negative", path[strings.LastIndexByte(path, '.')+1:])}
+		}
 		lines = append(lines, ensembleLine{Key: "version", Raw: strconv.FormatInt(v, 16)})
 	}
 	if err := l.setupQuorum(path, lines, false); err != nil {
@@ -610,7 +623,7 @@ func (l *loader) setupClientPort() error {
 }
 
 func isWildcard(host string) bool {
-	ip := net.ParseIP(strings.Trim(host, "[]"))
+	ip := net.ParseIP(javaHost(strings.Trim(host, "[]")))
 	return ip != nil && ip.IsUnspecified()
 }
 
@@ -619,7 +632,7 @@ func isWildcard(host string) bool {
 // names by name.
 func sameHost(a, b string) bool {
 	norm := func(h string) string {
-		h = strings.Trim(h, "[]")
+		h = javaHost(strings.Trim(h, "[]"))
 		if strings.EqualFold(h, "localhost") {
 			return "127.0.0.1"
 		}

@@ -24,6 +24,19 @@
 //     does and writes version-2/snapshot.<zxid> of the whole tree (Java's
 //     checksums and digest section) and the epoch files, then reads them
 //     back as Java's restore would and checks the tree is the same.
+//
+// # Epochs
+//
+// An ensemble member's acceptedEpoch and currentEpoch move with its data
+// in both directions, so that it can change implementation and rejoin
+// its ensemble. Import reads Java's files (and currentEpoch.tmp, which
+// Java takes when currentEpoch is behind the last zxid), checks them by
+// Java's own start-up rules (zab.EpochsAtStart) before it writes
+// anything, and keeps in gozk's store the epochs the files hold; a
+// refusal names the file. Export writes, atomically as Java does, the
+// epochs the store has. A standalone server's directory has no epoch
+// files and its store none: both directions then write none, and Java
+// or gozk derive them from the last zxid when a member starts.
 //   - DumpLog and DumpSnapshot print a file of Apache ZooKeeper's
 //     (log.N, snapshot.N[.gz|.snappy]) or gozk's store (a directory) in the
 //     layout of Java's TxnLogToolkit and SnapshotFormatter, byte for byte
@@ -48,4 +61,15 @@
 // refuses such a log. Java only logs a digest mismatch; Import stops on
 // one unless later checks match again up to the last (what Java's own
 // fuzzy snapshots cause) or ImportOptions.IgnoreDigestMismatch is set.
+//
+// Import refuses two kinds of epoch files Java starts with: a negative
+// epoch, and a currentEpoch.tmp older than the last zxid's epoch that
+// would replace currentEpoch (Java takes it, then refuses its next
+// start). Java's Long.parseLong reads digits of any script; gozk reads
+// ASCII ones. Export keeps an acceptedEpoch already in the destination
+// when it is higher than the store's: lowering it would take back a
+// promise that server made to a leader. Epoch files left in the
+// destination that Java would refuse beside the export (the store
+// having none to write over them) are refused unless ExportOptions.Force
+// moves the directory aside.
 package datatools

@@ -13,6 +13,7 @@ import (
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/server"
+	"github.com/gozk/gozk/zab"
 )
 
 // ExportOptions are the choices of an Export.
@@ -33,6 +34,10 @@ type ExportResult struct {
 	Snapshot string
 	// Zxid is its zxid, the gozk store's last.
 	Zxid int64
+	// Epochs are the acceptedEpoch and currentEpoch files written: those
+	// the store has (none for a standalone server's), with an
+	// acceptedEpoch already there kept when higher.
+	Epochs zkfiles.Epochs
 }
 
 // Export recovers from's gozk store as the server does and writes to's
@@ -40,27 +45,26 @@ type ExportResult struct {
 // reads them back as Java's restore will and checks that they give the
 // same tree. Neither server may be running.
 func Export(from, to Dirs, o ExportOptions) (ExportResult, error) {
-	path, zxid, err := exportJava(&from, &to, o.Force, o.Log)
-	return ExportResult{Snapshot: path, Zxid: zxid}, err
+	return exportJava(&from, &to, o.Force, o.Log)
 }
 
-func exportJava(src, dst *Dirs, force bool, log io.Writer) (string, int64, error) {
+func exportJava(src, dst *Dirs, force bool, log io.Writer) (ExportResult, error) {
 	if log == nil {
 		log = io.Discard
 	}
 	store, err := src.openGozkStore(true)
 	if err != nil {
-		return "", 0, err
+		return ExportResult{}, err
 	}
 	tree, rec, err := server.Recover(store, src.Tree, src.limit())
 	if err != nil {
 		store.Close()
-		return "", 0, err
+		return ExportResult{}, err
 	}
 	epochs, err := store.Epochs()
 	store.Close()
 	if err != nil {
-		return "", 0, err
+		return ExportResult{}, err
 	}
 	fmt.Fprintf(log, "gozk's store: zxid 0x%x (%d txns after the snapshot), %d znodes, %d sessions\n",
 		rec.Zxid, rec.Txns, tree.NodeCount(), len(tree.Sessions()))
@@ -72,24 +76,34 @@ func exportJava(src, dst *Dirs, force bool, log io.Writer) (string, int64, error
 	// every older txn); anything at or past its zxid would be mixed in.
 	conflicts, err := newerJavaFiles(snapDir, logDir, zxid, dst.limit())
 	if err != nil {
-		return "", 0, err
+		return ExportResult{}, err
 	}
 	if len(conflicts) > 0 && !force {
-		return "", 0, fmt.Errorf("%s already holds Apache ZooKeeper files at or past zxid 0x%x (%s); --force moves them aside",
+		return ExportResult{}, fmt.Errorf("%s already holds Apache ZooKeeper files at or past zxid 0x%x (%s); --force moves them aside",
 			filepath.Dir(conflicts[0]), zxid, strings.Join(conflicts, ", "))
+	}
+	writeEpochs, stale, err := javaEpochsToExport(epochs, snapDir, zxid)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	if stale != nil {
+		if !force {
+			return ExportResult{}, fmt.Errorf("%w: Java would refuse to start with this beside the export; --force moves %s aside", stale, snapDir)
+		}
+		conflicts = append(conflicts, snapDir)
 	}
 	for _, d := range uniq(snapDir, logDir) {
 		if len(conflicts) > 0 {
 			moved, err := moveAside(d)
 			if err != nil {
-				return "", 0, err
+				return ExportResult{}, err
 			}
 			if moved != "" {
 				fmt.Fprintf(log, "moved %s to %s\n", d, moved)
 			}
 		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return "", 0, err
+			return ExportResult{}, err
 		}
 	}
 
@@ -97,42 +111,36 @@ func exportJava(src, dst *Dirs, force bool, log io.Writer) (string, int64, error
 		return WriteJavaSnapshot(sw, tree)
 	})
 	if err != nil {
-		return "", 0, err
+		return ExportResult{}, err
 	}
-	acc, cur := zkfiles.EpochOf(zxid), zkfiles.EpochOf(zxid)
-	if epochs.HasAccepted {
-		acc = epochs.Accepted
+	if err := zkfiles.WriteEpochs(snapDir, writeEpochs); err != nil {
+		return ExportResult{}, err
 	}
-	if epochs.HasCurrent {
-		cur = epochs.Current
-	}
-	// Epoch files left by the Java server may be ahead (a quorum member's);
-	// Java refuses to start when they go backwards.
-	if old, ok, _ := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.CurrentEpochFile)); ok && old > cur {
-		cur = old
-	}
-	if old, ok, _ := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.AcceptedEpochFile)); ok && old > acc {
-		acc = old
-	}
-	if err := zkfiles.WriteEpoch(snapDir, zkfiles.AcceptedEpochFile, max(acc, cur)); err != nil {
-		return "", 0, err
-	}
-	if err := zkfiles.WriteEpoch(snapDir, zkfiles.CurrentEpochFile, cur); err != nil {
-		return "", 0, err
+	if writeEpochs.HasAccepted || writeEpochs.HasCurrent {
+		fmt.Fprintf(log, "epochs: accepted %s, current %s\n", epochText(writeEpochs.Accepted, writeEpochs.HasAccepted), epochText(writeEpochs.Current, writeEpochs.HasCurrent))
+	} else {
+		fmt.Fprintf(log, "no epochs in gozk's store (a standalone server's): no epoch files written\n")
 	}
 
 	// Read the file back as Java will and compare.
 	back, err := restoreJava(dst, false)
 	if err != nil {
-		return "", 0, fmt.Errorf("the exported directory does not load: %w", err)
+		return ExportResult{}, fmt.Errorf("the exported directory does not load: %w", err)
 	}
 	if len(back.digests.mismatches) > 0 {
-		return "", 0, fmt.Errorf("the exported directory fails Java's digest check: %s", back.digests.mismatches[0])
+		return ExportResult{}, fmt.Errorf("the exported directory fails Java's digest check: %s", back.digests.mismatches[0])
 	}
 	if err := sameTree(tree, back.tree); err != nil {
-		return "", 0, fmt.Errorf("the exported directory loads to a tree other than gozk's: %w", err)
+		return ExportResult{}, fmt.Errorf("the exported directory loads to a tree other than gozk's: %w", err)
 	}
-	return path, zxid, nil
+	files, err := zkfiles.ReadEpochs(snapDir)
+	if err == nil {
+		_, _, _, _, err = zab.EpochsAtStart(back.tree.LastProcessedZxid(), files)
+	}
+	if err != nil {
+		return ExportResult{}, fmt.Errorf("the exported directory's epoch files would not let Java start: %w", err)
+	}
+	return ExportResult{Snapshot: path, Zxid: zxid, Epochs: writeEpochs}, nil
 }
 
 // newerJavaFiles lists the snapshots of snapDir at or past zxid and the

@@ -1,7 +1,6 @@
 package datatools
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +36,10 @@ type ImportResult struct {
 	// Nodes counts the znodes (the root counted as Java counts it) and
 	// Sessions the sessions of the tree.
 	Nodes, Sessions int
+	// Epochs are the acceptedEpoch and currentEpoch the store keeps:
+	// those of Java's files (currentEpoch.tmp's value when Java would
+	// take it), none for a standalone server's directory.
+	Epochs zkfiles.Epochs
 }
 
 // Import reads from (an Apache ZooKeeper data directory) and writes to's
@@ -80,6 +83,21 @@ func Import(from, to Dirs, o ImportOptions) (ImportResult, error) {
 		}
 	}
 
+	// The epochs are checked before anything is written.
+	epochs, tookTmp, err := javaEpochsToImport(snapDir, r.tree.LastProcessedZxid())
+	if err != nil {
+		return rep, err
+	}
+	switch {
+	case tookTmp:
+		fmt.Fprintf(o.Log, "epochs: accepted %s, current %d from %s (the current epoch is behind the last zxid; Java takes the tmp file's value)\n",
+			epochText(epochs.Accepted, epochs.HasAccepted), epochs.Current, zkfiles.CurrentEpochTmpFile)
+	case epochs.HasAccepted || epochs.HasCurrent:
+		fmt.Fprintf(o.Log, "epochs: accepted %s, current %s\n", epochText(epochs.Accepted, epochs.HasAccepted), epochText(epochs.Current, epochs.HasCurrent))
+	default:
+		fmt.Fprintf(o.Log, "no epoch files (a standalone server's directory): the store keeps none\n")
+	}
+
 	store, err := openEmptyStore(dst, o)
 	if err != nil {
 		return rep, err
@@ -97,8 +115,15 @@ func Import(from, to Dirs, o ImportOptions) (ImportResult, error) {
 	if err != nil {
 		return rep, err
 	}
-	if err := importEpochs(store, snapDir); err != nil {
-		return rep, err
+	if epochs.HasAccepted {
+		if err := store.SetAcceptedEpoch(epochs.Accepted); err != nil {
+			return rep, err
+		}
+	}
+	if epochs.HasCurrent {
+		if err := store.SetCurrentEpoch(epochs.Current); err != nil {
+			return rep, err
+		}
 	}
 
 	// Read the store back as the server will.
@@ -117,6 +142,7 @@ func Import(from, to Dirs, o ImportOptions) (ImportResult, error) {
 	rep.Zxid = tree.LastProcessedZxid()
 	rep.Nodes = tree.NodeCount()
 	rep.Sessions = len(tree.Sessions())
+	rep.Epochs = epochs
 	return rep, nil
 }
 
@@ -132,13 +158,20 @@ func openEmptyStore(dst *Dirs, o ImportOptions) (*persistence.Store, error) {
 		store.Close()
 		return nil, err
 	}
-	if len(snaps) == 0 && store.Log().LastZxid() == 0 {
+	// Epochs alone make a store not empty too: a member's promises must
+	// not outlive the data they went with.
+	epochs, err := store.Epochs()
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	if len(snaps) == 0 && store.Log().LastZxid() == 0 && !epochs.HasAccepted && !epochs.HasCurrent {
 		return store, nil
 	}
 	store.Close()
 	if !o.Force {
-		return nil, fmt.Errorf("gozk's store in %s is not empty (%d snapshots, txns up to 0x%x); --force replaces it",
-			dst.DataDir, len(snaps), store.Log().LastZxid())
+		return nil, fmt.Errorf("gozk's store in %s is not empty (%d snapshots, txns up to 0x%x, epochs: accepted %s, current %s); --force replaces it",
+			dst.DataDir, len(snaps), store.Log().LastZxid(), epochText(epochs.Accepted, epochs.HasAccepted), epochText(epochs.Current, epochs.HasCurrent))
 	}
 	for _, p := range []string{filepath.Join(dst.DataDir, persistence.SnapshotDirName), filepath.Join(dst.logDir(), persistence.StoreDirName)} {
 		moved, err := moveAside(p)
@@ -242,33 +275,10 @@ func writeTreeSnapshot(store *persistence.Store, r *restoredJava) error {
 	return err
 }
 
-// importEpochs copies acceptedEpoch and currentEpoch when the Java
-// directory has them (a quorum member's), with Java's fallback to
-// currentEpoch.tmp for an interrupted write.
-func importEpochs(store *persistence.Store, snapDir string) error {
-	acc, hasAcc, err := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.AcceptedEpochFile))
-	if err != nil {
-		return err
+// epochText is an epoch for a progress line, "none" when absent.
+func epochText(epoch int64, has bool) string {
+	if !has {
+		return "none"
 	}
-	cur, hasCur, err := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.CurrentEpochFile))
-	if err != nil {
-		return err
-	}
-	if tmp, hasTmp, err := zkfiles.ReadEpoch(filepath.Join(snapDir, zkfiles.CurrentEpochFile+".tmp")); err == nil && hasTmp && (!hasCur || tmp > cur) {
-		cur, hasCur = tmp, true
-	}
-	if hasAcc && hasCur && acc < cur {
-		return errors.New("acceptedEpoch is older than currentEpoch (Java refuses to start on this directory)")
-	}
-	if hasAcc {
-		if err := store.SetAcceptedEpoch(acc); err != nil {
-			return err
-		}
-	}
-	if hasCur {
-		if err := store.SetCurrentEpoch(cur); err != nil {
-			return err
-		}
-	}
-	return nil
+	return fmt.Sprint(epoch)
 }

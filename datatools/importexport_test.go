@@ -94,8 +94,13 @@ func TestImportExportFixtures(t *testing.T) {
 			if a, b := dumpTree(t, orig.tree), dumpTree(t, back.tree); !reflect.DeepEqual(a, b) {
 				t.Fatalf("round trip differs:\n%+v\n%+v", a, b)
 			}
+			// A standalone server's directory has no epoch files, its
+			// store keeps none, and the export writes none.
+			if rep.Epochs != (zkfiles.Epochs{}) || res.Epochs != (zkfiles.Epochs{}) {
+				t.Fatalf("epochs imported %+v, exported %+v", rep.Epochs, res.Epochs)
+			}
 			for _, f := range []string{zkfiles.AcceptedEpochFile, zkfiles.CurrentEpochFile} {
-				if e, ok, err := zkfiles.ReadEpoch(filepath.Join(zkfiles.VersionPath(out.DataDir), f)); !ok || err != nil || e != zkfiles.EpochOf(zxid) {
+				if e, ok, err := zkfiles.ReadEpoch(filepath.Join(zkfiles.VersionPath(out.DataDir), f)); ok || err != nil {
 					t.Fatalf("%s: %d %v %v", f, e, ok, err)
 				}
 			}

@@ -72,7 +72,13 @@ type NodeInfo struct {
 
 // Tree is the data tree. The zero value is not usable; call New.
 type Tree struct {
-	mu   sync.RWMutex
+	mu sync.RWMutex
+	treeState
+}
+
+// treeState is everything a Tree holds but its lock, apart so that
+// Replace can move a whole tree's state in one assignment.
+type treeState struct {
 	opts Options
 
 	root  *node
@@ -113,7 +119,7 @@ type Tree struct {
 // world:anyone ALL, and "/zookeeper/config" with empty data, world:anyone
 // READ and aversion -1 (Java sets its ACL with version -1 at startup).
 func New(opts Options) *Tree {
-	t := &Tree{
+	t := &Tree{treeState: treeState{
 		opts:       opts,
 		sessions:   make(map[int64]int32),
 		ephemerals: make(map[int64]map[*node]struct{}),
@@ -121,7 +127,7 @@ func New(opts Options) *Tree {
 		ttls:       make(map[*node]struct{}),
 		lists:      make([]*childList, 1),
 		datas:      make([][]byte, 1),
-	}
+	}}
 	t.acls.init()
 	t.nodes.init()
 	t.root = newNode("", rootParent, []byte{}, false)
@@ -545,6 +551,27 @@ func (t *Tree) Sessions() map[int64]int32 {
 		out[id] = to
 	}
 	return out
+}
+
+// Replace makes t hold from's nodes, sessions, digest and last zxid, as
+// one step under t's lock: an ensemble member swaps in the tree a leader
+// sent (SNAP) or the one it reloaded from its log, while monitoring
+// commands keep reading t. from must not be used afterwards.
+func (t *Tree) Replace(from *Tree) {
+	from.mu.Lock()
+	state := from.treeState
+	from.treeState = treeState{}
+	from.mu.Unlock()
+	t.mu.Lock()
+	t.treeState = state
+	// Child lists find their nodes through the tree's index: point them
+	// at the index's new home.
+	for _, l := range t.lists {
+		if l != nil {
+			l.index = &t.nodes
+		}
+	}
+	t.mu.Unlock()
 }
 
 // SetSessions replaces the session table (with a copy of m), e.g. from a

@@ -2,24 +2,33 @@
 // a server that looks for a leader, then leads, follows or observes, and
 // looks again when that role ends.
 //
-// What it holds so far is the election driver: an Elector runs fle's pure
-// election over the election port (quorum/electionport), owning the
-// timers Java's FastLeaderElection runs (the finalize wait, and the
-// notification interval that doubles up to its maximum while nothing
-// arrives, after which the vote is sent again or the connections
-// re-opened). Between elections it goes on answering the servers still
-// looking with the outcome, and with the epoch this server synced to once
-// UpdatePeerEpoch says so, so that a restarted server finds the leader.
+// Member is the whole member: it elects through an Elector, then follows
+// or observes the leader elected with FollowLeader, carrying out the
+// learner's actions on the server (server.Server's learner methods behind
+// serverStore), and when the leader is lost it stops the server's serving
+// (which reloads the tree from the log) and elects again. A member elected
+// leader steps down after initLimit ticks and elects again: leading is not
+// built yet.
+//
+// The Elector runs fle's pure election over the election port
+// (quorum/electionport), owning the timers Java's FastLeaderElection runs
+// (the finalize wait, and the notification interval that doubles up to
+// its maximum while nothing arrives, after which the vote is sent again
+// or the connections re-opened). Between elections it goes on answering
+// the servers still looking with the outcome, and with the epoch this
+// server synced to once UpdatePeerEpoch says so, so that a restarted
+// server finds the leader.
 //
 // FollowLeader is the learner's connection to its leader: it runs
 // zab.Learner over the quorum port and carries out its actions in order
 // on a LearnerStore (epochs, log, tree, snapshots, serving) and
 // LearnerHooks (election vote, session touch table, revalidations,
-// syncs). Each read is bounded by initLimit until NEWLEADER and by
-// syncLimit after it, as Java bounds them; the leader is dialled up to
-// five times within initLimit; a SNAP's tree is read from the connection by the
-// store; ACKs wait for the store to report the txns durable. Tests play a
-// Java leader's packet sequences against it. What it does not have yet is
-// a store backed by the server: that comes with the server's ensemble
-// pipeline.
+// syncs, statistics). Each read is bounded by initLimit until NEWLEADER
+// and by syncLimit after it, as Java bounds them; the leader is dialled up
+// to five times within initLimit; a SNAP's tree is read from the
+// connection by the store; ACKs wait for the store to report the txns
+// durable. While serving, the server's requests, revalidations and syncs
+// go out on the same connection (leaderLink), one packet at a time. Tests
+// play a Java leader's packet sequences against it, with a recording store
+// and with a real server.
 package peer

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
 
@@ -35,7 +37,9 @@ type LearnerStore interface {
 	// FlushLog returns once every txn logged so far is durable.
 	FlushLog() error
 	CommitTxn(zxid int64) error
-	StartServing() error
+	// StartServing serves clients; their writes, syncs and reconnects
+	// reach the leader through link.
+	StartServing(link server.LeaderLink) error
 	// Logged delivers the zxid up to which logged txns are durable,
 	// rising, as group commits complete.
 	Logged() <-chan int64
@@ -52,6 +56,12 @@ type LearnerHooks struct {
 	// Revalidated and SyncDone answer a client waiting on this server.
 	Revalidated func(session int64, valid bool)
 	SyncDone    func(p proto.QuorumPacket)
+	// Synced, when set, hears the sync mode once the leader has chosen
+	// it (DIFF, SNAP, TRUNC) and again when the learner serves.
+	Synced func(mode zab.SyncMode, serving bool)
+	// Received, when set, hears the type of every packet from the
+	// leader, for the learner's statistics.
+	Received func(t zab.PacketType)
 }
 
 // LearnerConn is how a learner reaches its leader.
@@ -149,7 +159,13 @@ type learnerRun struct {
 	hooks LearnerHooks
 	conn  *deadlineConn
 	br    *bufio.Reader
-	out   []byte
+
+	modeReported bool
+
+	// Packets go out from the run's goroutine (ACKs, PING replies) and
+	// from the server's (REQUEST, REVALIDATE): one at a time.
+	sendMu sync.Mutex
+	out    []byte
 }
 
 type readResult struct {
@@ -206,12 +222,23 @@ func (r *learnerRun) run(ctx context.Context) error {
 			if res.err != nil {
 				return fmt.Errorf("%w: reading from %s: %w", ErrLeaderLost, r.c.LeaderAddr, res.err)
 			}
+			if r.hooks.Received != nil {
+				r.hooks.Received(zab.PacketType(res.p.Type))
+			}
 			actions, err := r.l.Receive(res.p)
 			for _, w := range r.l.TakeWarnings() {
 				r.c.Logger.Warn().Str("leader", r.c.LeaderAddr).Msg(w)
 			}
 			if err != nil {
 				return err
+			}
+			if m := r.l.SyncMode(); !r.modeReported && m != zab.SyncNone {
+				// Known from the leader's first sync packet, before its
+				// actions (a SNAP's stream) run.
+				r.modeReported = true
+				if r.hooks.Synced != nil {
+					r.hooks.Synced(m, false)
+				}
 			}
 			if err := r.do(actions); err != nil {
 				return err
@@ -258,7 +285,10 @@ func (r *learnerRun) do(actions []zab.Action) error {
 		case zab.CommitTxn:
 			err = r.store.CommitTxn(a.Zxid)
 		case zab.StartServing:
-			err = r.store.StartServing()
+			err = r.store.StartServing(leaderLink{r})
+			if r.hooks.Synced != nil {
+				r.hooks.Synced(zab.SyncNone, true)
+			}
 		case zab.UpdateElectionVote:
 			if r.hooks.UpdateElectionVote != nil {
 				r.hooks.UpdateElectionVote(a.Epoch)
@@ -288,6 +318,8 @@ func (r *learnerRun) do(actions []zab.Action) error {
 }
 
 func (r *learnerRun) send(p proto.QuorumPacket) error {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
 	r.out = zab.AppendPacket(r.out[:0], &p)
 	if r.c.SyncTimeout > 0 {
 		r.conn.SetWriteDeadline(time.Now().Add(r.c.SyncTimeout))
@@ -296,4 +328,20 @@ func (r *learnerRun) send(p proto.QuorumPacket) error {
 		return fmt.Errorf("%w: writing to %s: %w", ErrLeaderLost, r.c.LeaderAddr, err)
 	}
 	return nil
+}
+
+// leaderLink is the server's way to the leader while this learner
+// serves: REQUEST and REVALIDATE packets on the learner's connection.
+type leaderLink struct{ r *learnerRun }
+
+func (k leaderLink) Forward(sid int64, cxid int32, op proto.OpCode, body []byte, ids []proto.Id) error {
+	data := zab.AppendRequest(make([]byte, 0, 16+len(body)), zab.ForwardedRequest{Session: sid, Cxid: cxid, Op: int32(op), Body: body})
+	if ids == nil {
+		ids = []proto.Id{}
+	}
+	return k.r.send(proto.QuorumPacket{Type: int32(zab.Request), Zxid: -1, Data: data, Authinfo: ids})
+}
+
+func (k leaderLink) Revalidate(sid int64, timeout int32) error {
+	return k.r.send(proto.QuorumPacket{Type: int32(zab.Revalidate), Zxid: -1, Data: zab.AppendRevalidate(nil, sid, timeout)})
 }

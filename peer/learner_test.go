@@ -18,6 +18,7 @@ import (
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
 
@@ -56,10 +57,10 @@ func (s *recordingStore) LogTxn(t zab.Txn) error {
 	s.logged <- t.Zxid
 	return s.record("log 0x%x", t.Zxid)
 }
-func (s *recordingStore) FlushLog() error         { return s.record("flush") }
-func (s *recordingStore) CommitTxn(z int64) error { return s.record("commit 0x%x", z) }
-func (s *recordingStore) StartServing() error     { return s.record("serve") }
-func (s *recordingStore) Logged() <-chan int64    { return s.logged }
+func (s *recordingStore) FlushLog() error                      { return s.record("flush") }
+func (s *recordingStore) CommitTxn(z int64) error              { return s.record("commit 0x%x", z) }
+func (s *recordingStore) StartServing(server.LeaderLink) error { return s.record("serve") }
+func (s *recordingStore) Logged() <-chan int64                 { return s.logged }
 func (s *recordingStore) Calls() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

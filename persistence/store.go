@@ -11,6 +11,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/persistence/zkfiles"
 )
 
 // SnapshotDirName is the directory under StoreOptions.DataDir that holds
@@ -177,18 +179,11 @@ func (s *Store) Close() error {
 }
 
 // Epochs are ZooKeeper's acceptedEpoch and currentEpoch (the files of
-// those names in Java's dataDir/version-2). A standalone server does not
-// use them; Zab and the Java data directory import/export do.
-type Epochs struct {
-	// Accepted is acceptedEpoch: the epoch of the newest NEWEPOCH
-	// accepted. HasAccepted is false when it was never written.
-	Accepted    int64
-	HasAccepted bool
-	// Current is currentEpoch: the epoch of the newest NEWLEADER
-	// acknowledged. HasCurrent is false when it was never written.
-	Current    int64
-	HasCurrent bool
-}
+// those names in Java's dataDir/version-2), one type with zkfiles' and
+// zab's. A standalone server does not use them; Zab and the Java data
+// directory import/export do. The store writes each atomically, so the
+// epochs it reads never have a CurrentTmp.
+type Epochs = zkfiles.Epochs
 
 // Epochs reads both epochs.
 func (s *Store) Epochs() (Epochs, error) {

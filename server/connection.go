@@ -246,6 +246,14 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 	s.mon.received(c, len(payload))
 	if !c.handshakeStarted {
 		c.handshakeStarted = true
+		if !s.Serving() {
+			// An ensemble member electing or syncing: Java closes the
+			// connection ("ZooKeeperServer not running"), and the client
+			// tries another server.
+			s.mon.metrics.CnxnClosedWithoutServer.Add(1)
+			nc.Close()
+			return
+		}
 		s.handleConnect(c, payload)
 		return
 	}
@@ -280,11 +288,16 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		// Java drops requests of unknown or closing sessions silently.
 		return
 	}
+	ls := s.learner.Load()
+	if ls != nil {
+		ls.touch(sess.id, s.tracker.timeoutOf(sess))
+	}
 	ids := c.identities()
 	if op == proto.OpCreateSession {
 		op = proto.OpNotification // a client may not send -10: unknown opcode
 	}
-	write := isWriteOp(op)
+	viaLeader := op == proto.OpSync && ls != nil
+	write := viaLeader || isWriteOp(op)
 	c.order.requested(xid, op)
 	sess.mu.Lock()
 	if !write && !sess.draining && len(sess.queue) == 0 {
@@ -295,7 +308,7 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		s.mon.done(c, op, start, false)
 		return
 	}
-	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids, body: bytes.Clone(body), start: start}
+	r := &request{conn: c, session: sess, sid: sess.id, xid: xid, op: op, ids: ids, body: bytes.Clone(body), start: start, viaLeader: viaLeader}
 	sess.queue = append(sess.queue, r)
 	sess.mu.Unlock()
 	if !write {
@@ -336,6 +349,19 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 		req := &request{conn: c, sid: id, op: proto.OpCreateSession, sessionTimeout: timeout, start: monoNanos()}
 		s.outstanding.Add(1)
 		s.prepQueue.push(req)
+		return
+	}
+	if ls := s.learner.Load(); ls != nil {
+		// A learner knows the sessions of its own clients only: the
+		// leader says whether this one lives, once the password is
+		// right.
+		pw := proto.SessionPassword(h.SessionId)
+		if !bytes.Equal(h.Passwd, pw[:]) {
+			s.sendHandshakeReply(c, 0, 0, nil)
+			c.nc.CloseAfterFlush()
+			return
+		}
+		s.revalidate(ls, c, h.SessionId, timeout)
 		return
 	}
 	sess := s.tracker.get(h.SessionId)
@@ -401,7 +427,14 @@ func (s *Server) sendHandshakeReply(c *connection, timeout int32, id int64, pw [
 // applied: the ConnectResponse goes out and held-back frames flow again.
 func (s *Server) finishConnect(r *request) {
 	c := r.conn
+	if c == nil {
+		// A session another server of the ensemble created.
+		return
+	}
 	sess := s.tracker.add(r.sid, r.sessionTimeout)
+	if ls := s.learner.Load(); ls != nil {
+		ls.touch(sess.id, r.sessionTimeout)
+	}
 	if c.closed.Load() {
 		return
 	}

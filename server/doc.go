@@ -1,6 +1,7 @@
-// Package server is gozk's standalone ZooKeeper server: the session
-// tracker, the connection protocol (handshake, request decoding, replies
-// and notifications in the order Java sends them) and the request pipeline.
+// Package server is gozk's ZooKeeper server: the session tracker, the
+// connection protocol (handshake, request decoding, replies and
+// notifications in the order Java sends them) and the request pipeline,
+// standalone or as the data side of an ensemble member.
 //
 // Every write flows prep -> sync -> final, as in Apache ZooKeeper, one
 // batch at a time on one goroutine (writeLoop; writes arriving meanwhile
@@ -31,4 +32,18 @@
 // reader/writer lock around "apply and trigger watches" on one side and
 // "read and register a watch" on the other makes every notification caused
 // by a txn reach a connection before any reply that reflects the txn.
+//
+// In an ensemble (Config.Ensemble) the server loads its data and serves
+// nothing until its peer (package peer) starts a role; role.go keeps the
+// role, Zab phase and sync mode that srvr and mntr report. As a follower or
+// observer (learner.go, StartLearning) it prepares nothing: forwardLoop
+// sends each write, sync, createSession and closeSession to the leader
+// through a LeaderLink, registered first in its session's forwarded
+// queue; the leader's txns are logged as they come (LogTxn, group commit,
+// durability reported in order on Logged) and applied in zxid order as
+// they are committed (CommitTxn), answering the local request of the same
+// session and cxid when there is one. Reconnects are revalidated with the
+// leader; learners expire no session and reap no container. StopServing
+// closes every client and reloads the tree from the log; TruncateLog and
+// LoadSnapStream carry out TRUNC and SNAP.
 package server

@@ -384,7 +384,9 @@ func (s *Server) apply(r *request) {
 		s.applyMu.Unlock()
 		s.prep.changes.applied(r.txn.Header.Zxid)
 	}
-	s.outstanding.Add(-1)
+	if !r.remote {
+		s.outstanding.Add(-1)
+	}
 	switch r.op {
 	case proto.OpCreateSession:
 		s.finishConnect(r)
@@ -453,6 +455,13 @@ func (s *Server) replyWrite(r *request) {
 	if r.txn == nil {
 		zxid = s.tree.LastProcessedZxid()
 	}
+	if sessionMoved(r) {
+		// The leader found the session owned by another server: Java
+		// answers nothing and closes the connection (a client that
+		// moved must not be answered on the one it left).
+		c.nc.Close()
+		return
+	}
 	if r.err != proto.ErrOK && (r.op != proto.OpMulti || r.err == proto.ErrMarshallingError) {
 		c.reply(r.xid, zxid, r.err, nil)
 		return
@@ -461,6 +470,11 @@ func (s *Server) replyWrite(r *request) {
 	switch r.op {
 	case proto.OpMulti:
 		c.reply(r.xid, zxid, proto.ErrOK, &proto.MultiResponse{Results: res.Multi})
+		return
+	case proto.OpSync:
+		// Forwarded through the leader by a learner; read here as a
+		// standalone server reads it.
+		s.executeRead(c, r.xid, r.op, r.body, r.ids)
 		return
 	}
 	if res.Err != proto.ErrOK {
@@ -491,4 +505,18 @@ func (s *Server) replyWrite(r *request) {
 	if r.op == proto.OpCloseSession {
 		c.closeAfterFlush()
 	}
+}
+
+// sessionMoved reports whether a committed write failed with SESSIONMOVED,
+// alone or in one of a multi's ops; only a leader says so.
+func sessionMoved(r *request) bool {
+	if r.result.Err == proto.ErrSessionMoved {
+		return true
+	}
+	for _, m := range r.result.Multi {
+		if m.Type == proto.OpError && m.Err == proto.ErrSessionMoved {
+			return true
+		}
+	}
+	return false
 }

@@ -16,6 +16,12 @@ type request struct {
 	body    []byte     // the record after the RequestHeader, owned by the request
 	ids     []proto.Id // the connection's identities when the request was read
 	start   int64      // monoNanos when the request arrived, for its latency
+	// remote marks a txn committed by the leader that no local request
+	// waits for: it was never counted as outstanding here.
+	remote bool
+	// viaLeader marks a sync a learner sends through its leader: it
+	// waits in its session's queue as a write does.
+	viaLeader bool
 
 	// Set by prep for writes.
 	txn *proto.TxnEntry
@@ -54,7 +60,7 @@ type writeState struct {
 func (r *request) write() *writeState { return &r.w }
 
 // isWrite reports whether the request takes the prep -> sync -> final path.
-func (r *request) isWrite() bool { return isWriteOp(r.op) }
+func (r *request) isWrite() bool { return r.viaLeader || isWriteOp(r.op) }
 
 // isWriteOp reports whether requests of type op take the prep -> sync ->
 // final path.

@@ -46,9 +46,16 @@ type Config struct {
 	DigestEnabled          bool          // zookeeper.digest.enabled
 	ReconfigEnabled        bool          // reconfigEnabled
 	ForceSync              bool          // zookeeper.forceSync
-	FsyncWarning           time.Duration // fsync.warningthresholdms
-	ACL                    acl.Config    // skipACL, superDigest, providers
-	Logger                 zerolog.Logger
+	// Ensemble makes the server an ensemble member: Open loads the data
+	// but serves no client, prepares no write and expires no session
+	// until its peer starts a role (StartLearning).
+	Ensemble bool
+	// ServerID is myid: an ensemble member's session ids carry it in
+	// their top byte. A standalone server uses 1, as Java's does.
+	ServerID     int64
+	FsyncWarning time.Duration // fsync.warningthresholdms
+	ACL          acl.Config    // skipACL, superDigest, providers
+	Logger       zerolog.Logger
 	// FourLetterWhitelist is 4lw.commands.whitelist (default "srvr").
 	FourLetterWhitelist string
 	// FourLetterWords answers whitelisted 4lw commands; nil answers only
@@ -123,8 +130,17 @@ type Server struct {
 	snapMu               sync.Mutex
 	snapping             atomic.Bool
 
-	outstanding     atomic.Int64
-	roles           roleState // an ensemble member's role (role.go)
+	outstanding atomic.Int64
+	roles       roleState // an ensemble member's role (role.go)
+
+	// Ensemble members only (learner.go): the learner's pipeline while following or observing, the log of
+	// what the leader sends, and the zxid of a snapshot a SNAP put in
+	// place of the tree, until it is written.
+	serving         atomic.Bool
+	learner         atomic.Pointer[learnerState]
+	ens             *learnerLog
+	ensembleDone    chan struct{}
+	snapReplaced    int64
 	fourLetterWords func(cmd string) []byte
 	mon             *monitor // statistics for the monitoring commands (monitor.go)
 
@@ -192,7 +208,7 @@ func Open(cfg Config) (*Server, error) {
 		fieldLimit:      jute.FieldLimit(cfg.JuteMaxBuffer, cfg.JuteMaxBufferExtra),
 		watches:         watches.NewManager(),
 		acl:             checker,
-		tracker:         newSessionTracker(cfg.TickTime, 1),
+		tracker:         newSessionTracker(cfg.TickTime, serverIDOf(cfg)),
 		prepQueue:       newRequestQueue(),
 		finalDone:       make(chan struct{}),
 		fourLetterWords: cfg.FourLetterWords,
@@ -255,10 +271,21 @@ func Open(cfg Config) (*Server, error) {
 	}
 	s.RecordStartup(time.Since(began), rec.Txns, time.Since(began))
 
-	go s.writeLoop()
-	s.bg.Add(3)
-	go s.expiryLoop()
-	go s.containerLoop()
+	if cfg.Ensemble {
+		// The peer starts a role; until then nothing is served. Writes
+		// have no prep here until this server leads.
+		s.SetRole(RoleLooking)
+		s.ens = newLearnerLog()
+		s.ensembleDone = make(chan struct{})
+		go s.waitDurable(s.ens)
+		close(s.finalDone)
+		s.bg.Add(1)
+	} else {
+		go s.writeLoop()
+		s.bg.Add(3)
+		go s.expiryLoop()
+		go s.containerLoop()
+	}
 	go s.snapshotLoop()
 	if cfg.PurgeInterval > 0 {
 		s.bg.Add(1)
@@ -266,6 +293,14 @@ func Open(cfg Config) (*Server, error) {
 	}
 
 	return s, nil
+}
+
+// serverIDOf is the server id in the session ids the server makes.
+func serverIDOf(cfg Config) int64 {
+	if cfg.Ensemble {
+		return cfg.ServerID
+	}
+	return 1
 }
 
 // ClientPortConfig is the client port the configuration describes:
@@ -384,6 +419,14 @@ func (s *Server) shutdownPipeline() {
 	s.bg.Wait()
 	s.prepQueue.close()
 	<-s.finalDone
+	if s.cfg.Ensemble {
+		if ls := s.learner.Swap(nil); ls != nil {
+			close(ls.stop)
+			<-ls.done
+		}
+		close(s.ens.waits)
+		<-s.ensembleDone
+	}
 	if err := s.store.Close(); err != nil {
 		s.logger.Error().Err(err).Msg("closing the data directory")
 	}

@@ -71,6 +71,16 @@ func (t *sessionTracker) newID() int64 {
 	}
 }
 
+// reset forgets every session and starts a new id sequence, as Java's
+// server starts a new session tracker with each role.
+func (t *sessionTracker) reset(serverID int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sessions = map[int64]*session{}
+	t.buckets = map[int64]map[int64]*session{}
+	t.nextID = firstSessionID(serverID, t.now())
+}
+
 // roundToTick is Java's ExpiryQueue.roundToNextInterval: the first tick
 // boundary strictly after ms.
 func (t *sessionTracker) roundToTick(ms int64) int64 {

@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -255,6 +256,56 @@ func (s *Summary) Snapshot() SummarySnapshot {
 	return out
 }
 
+// PercentileSummarySet is Java's AvgMinMaxPercentileCounterSet: one
+// advanced summary (with its histogram, 75 KB) per key, for sets whose
+// keys are few and known, such as server ids.
+type PercentileSummarySet struct {
+	Name string
+	m    sync.Map // key -> *Summary
+}
+
+// NewPercentileSummarySet returns an empty set.
+func NewPercentileSummarySet(name string) *PercentileSummarySet {
+	return &PercentileSummarySet{Name: name}
+}
+
+// Add records v under key.
+func (ps *PercentileSummarySet) Add(key string, v int64) {
+	sm, ok := ps.m.Load(key)
+	if !ok {
+		sm, _ = ps.m.LoadOrStore(key, NewSummary(key))
+	}
+	sm.(*Summary).Add(0, v)
+}
+
+// Keys returns the keys, sorted.
+func (ps *PercentileSummarySet) Keys() []string {
+	var keys []string
+	ps.m.Range(func(k, _ any) bool {
+		keys = append(keys, k.(string))
+		return true
+	})
+	slices.Sort(keys)
+	return keys
+}
+
+// Snapshot reads the summary of key; false if there is none.
+func (ps *PercentileSummarySet) Snapshot(key string) (SummarySnapshot, bool) {
+	sm, ok := ps.m.Load(key)
+	if !ok {
+		return SummarySnapshot{}, false
+	}
+	return sm.(*Summary).Snapshot(), true
+}
+
+// Reset empties every summary and keeps the keys, as Java's does.
+func (ps *PercentileSummarySet) Reset() {
+	ps.m.Range(func(_, sm any) bool {
+		sm.(*Summary).Reset()
+		return true
+	})
+}
+
 // recordExtremes lowers minV to v and raises maxV to v where it must.
 func recordExtremes(minV, maxV *atomic.Int64, v int64) {
 	for {
@@ -296,13 +347,13 @@ func (a SummarySnapshot) Merge(b SummarySnapshot) SummarySnapshot {
 	return SummarySnapshot{Count: a.Count + b.Count, Sum: a.Sum + b.Sum, Min: min(a.Min, b.Min), Max: max(a.Max, b.Max)}
 }
 
-// Metrics are the ServerMetrics of Java 3.8.0 that a standalone gozk
-// records. The names are Java's; every metric Java has and gozk does not
-// record reads as zero in mntr and Prometheus (see package admin, whose
-// catalog lists them all). To record another one (election_time,
-// commit_count, ... for ensembles), add a field under its Java name here
+// Metrics are the ServerMetrics of Java 3.8.0 that gozk records. The
+// names are Java's; every metric Java has and gozk does not record reads
+// as zero in mntr and Prometheus (see package admin, whose catalog lists
+// them all). To record another one, add a field under its Java name here
 // and to Summaries or Counters: mntr, the AdminServer and Prometheus pick
-// it up by name.
+// it up by name. A summary's Add takes a shard hint first: off the
+// request path, pass 0.
 type Metrics struct {
 	ReadLatency   *Summary // readlatency: ms from arrival to reply of reads (ping, sasl included)
 	UpdateLatency *Summary // updatelatency: same for writes (createSession, closeSession included)
@@ -338,6 +389,84 @@ type Metrics struct {
 	// (gozk_snapshot_failures, exported by Prometheus only: mntr keeps
 	// Java's keys). Java 3.8.0 has no such metric: it exits instead.
 	SnapshotFailures Counter
+
+	// An ensemble member's metrics, named after Java's, with when Java
+	// records them. SetRole and SetPhase record the first five; the
+	// ensemble code records the others where Java does.
+
+	ElectionTime          *Summary // election_time: ms from starting to look to starting to follow or lead (SetRole)
+	FollowerSyncTime      *Summary // follower_sync_time: ms a follower took to sync with its leader (SetPhase)
+	ObserverSyncTime      *Summary // observer_sync_time: same for an observer (SetPhase)
+	UnavailableTime       *Summary // unavailable_time: ms from starting to look to serving again (SetPhase)
+	LeaderUnavailableTime *Summary // leader_unavailable_time: the same, recorded by a member that ends up leading (SetPhase)
+	LookingCount          Counter  // looking_count: elections this member started (SetRole)
+
+	// LearnerRequestProcessorQueueSize is learner_request_processor_queue_size:
+	// a follower or observer records the number of client requests
+	// waiting to be forwarded to the leader each time it queues one (its
+	// Java FollowerRequestProcessor / ObserverRequestProcessor).
+	LearnerRequestProcessorQueueSize *Summary
+	// ProposalLatency is proposal_latency: on each PROPOSAL a follower
+	// receives, wall ms from the txn header's time to now, when not
+	// negative (clocks may drift).
+	ProposalLatency *Summary
+	// CommitPropagationLatency is commit_propagation_latency: on each
+	// COMMIT (follower) or INFORM (observer), wall ms from the txn
+	// header's time to the commit being handed to the final stage.
+	CommitPropagationLatency *Summary
+	// ProposalAckCreationLatency is proposal_ack_creation_latency: wall ms
+	// from the txn header's time to the ACK being created after the
+	// txn was logged (follower's SendAckRequestProcessor, and the
+	// leader's own ACK).
+	ProposalAckCreationLatency *Summary
+	// QuorumAckLatency is quorum_ack_latency: on a leader, wall ms from
+	// the txn header's time to the proposal reaching a quorum of ACKs.
+	QuorumAckLatency *Summary
+	// InflightDiffCount and InflightSnapCount are inflight_diff_count and
+	// inflight_snap_count: on a leader, the learner syncs in progress
+	// (Java's sync throttler) each time one starts a DIFF or a SNAP.
+	InflightDiffCount *Summary
+	InflightSnapCount *Summary
+
+	LearnerProposalReceived Counter // learner_proposal_received_count: PROPOSALs a follower received
+	LearnerCommitReceived   Counter // learner_commit_received_count: COMMITs a follower or INFORMs an observer received
+	ProposalCount           Counter // proposal_count: proposals a leader sent
+	CommitCount             Counter // commit_count: proposals a leader committed
+	DiffCount               Counter // diff_count: learners a leader synced with a DIFF
+	SnapCount               Counter // snap_count: learners a leader synced with a SNAP
+	RevalidateCount         Counter // revalidate_count: REVALIDATEs a leader answered for its learners' clients
+	// ConnectionRevalidateCount is connection_revalidate_count: clients
+	// that reconnected with an existing session (any role; Java counts it
+	// where it reopens the session).
+	ConnectionRevalidateCount Counter
+	// CnxnClosedWithoutServer is cnxn_closed_without_zk_server_running:
+	// connections closed because an ensemble member was not serving
+	// (electing, syncing).
+	CnxnClosedWithoutServer Counter
+	// RequestsNotForwardedToCommitProcessor is
+	// requests_not_forwarded_to_commit_processor: on a leader, requests
+	// its proposal stage did not hand on because the proposal failed.
+	RequestsNotForwardedToCommitProcessor Counter
+	// QuitLeadingDueToDisloyalVoter is
+	// quit_leading_due_to_disloyal_voter: a leader that stepped down
+	// because a voter it relied on followed another leader.
+	QuitLeadingDueToDisloyalVoter Counter
+
+	// A leader's summaries per learner, keyed by the learner's server id
+	// in decimal.
+
+	// LearnerHandlerQPSize is learner_handler_qp_size: each time the
+	// leader takes a packet from a learner's send queue, the number of
+	// packets still queued for it.
+	LearnerHandlerQPSize *SummarySet
+	// LearnerHandlerQPTime is learner_handler_qp_time_ms: ms a marker
+	// packet spent in a learner's send queue (Java queues one with the
+	// proposals now and then to measure the queue's delay).
+	LearnerHandlerQPTime *PercentileSummarySet
+	// AckLatency is ack_latency: ms from a proposal to a learner's ACK of
+	// it, for the proposals whose zxid is a multiple of
+	// zookeeper.leader.ackLoggingFrequency (1000).
+	AckLatency *PercentileSummarySet
 }
 
 func newMetrics() *Metrics {
@@ -356,6 +485,22 @@ func newMetrics() *Metrics {
 		NodeChildrenWatchCount: NewSummary("node_children_watch_count"),
 		ReadPerNamespace:       NewSummarySet("read_per_namespace"),
 		WritePerNamespace:      NewSummarySet("write_per_namespace"),
+
+		ElectionTime:                     NewSummary("election_time"),
+		FollowerSyncTime:                 NewSummary("follower_sync_time"),
+		ObserverSyncTime:                 NewSummary("observer_sync_time"),
+		UnavailableTime:                  NewSummary("unavailable_time"),
+		LeaderUnavailableTime:            NewSummary("leader_unavailable_time"),
+		LearnerRequestProcessorQueueSize: NewSummary("learner_request_processor_queue_size"),
+		ProposalLatency:                  NewSummary("proposal_latency"),
+		CommitPropagationLatency:         NewSummary("commit_propagation_latency"),
+		ProposalAckCreationLatency:       NewSummary("proposal_ack_creation_latency"),
+		QuorumAckLatency:                 NewSummary("quorum_ack_latency"),
+		InflightDiffCount:                NewSummary("inflight_diff_count"),
+		InflightSnapCount:                NewSummary("inflight_snap_count"),
+		LearnerHandlerQPSize:             NewSummarySet("learner_handler_qp_size"),
+		LearnerHandlerQPTime:             NewPercentileSummarySet("learner_handler_qp_time_ms"),
+		AckLatency:                       NewPercentileSummarySet("ack_latency"),
 	}
 }
 
@@ -364,7 +509,10 @@ func (m *Metrics) Summaries() map[string]*Summary {
 	out := map[string]*Summary{}
 	for _, s := range []*Summary{m.ReadLatency, m.UpdateLatency, m.FsyncTime, m.SnapshotTime, m.DBInitTime,
 		m.BatchSize, m.StartupTxnsLoaded, m.StartupTxnsLoadTime, m.NodeCreatedWatchCount,
-		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount} {
+		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount,
+		m.ElectionTime, m.FollowerSyncTime, m.ObserverSyncTime, m.UnavailableTime, m.LeaderUnavailableTime,
+		m.LearnerRequestProcessorQueueSize, m.ProposalLatency, m.CommitPropagationLatency,
+		m.ProposalAckCreationLatency, m.QuorumAckLatency, m.InflightDiffCount, m.InflightSnapCount} {
 		out[s.Name] = s
 	}
 	return out
@@ -385,6 +533,19 @@ func (m *Metrics) Counters() map[string]int64 {
 		"connection_rejected":           m.ConnectionRejected.Load(),
 		"large_requests_rejected":       m.LargeRequestsRejected.Load(),
 		"gozk_snapshot_failures":        m.SnapshotFailures.Load(),
+
+		"looking_count":                              m.LookingCount.Load(),
+		"learner_proposal_received_count":            m.LearnerProposalReceived.Load(),
+		"learner_commit_received_count":              m.LearnerCommitReceived.Load(),
+		"proposal_count":                             m.ProposalCount.Load(),
+		"commit_count":                               m.CommitCount.Load(),
+		"diff_count":                                 m.DiffCount.Load(),
+		"snap_count":                                 m.SnapCount.Load(),
+		"revalidate_count":                           m.RevalidateCount.Load(),
+		"connection_revalidate_count":                m.ConnectionRevalidateCount.Load(),
+		"cnxn_closed_without_zk_server_running":      m.CnxnClosedWithoutServer.Load(),
+		"requests_not_forwarded_to_commit_processor": m.RequestsNotForwardedToCommitProcessor.Load(),
+		"quit_leading_due_to_disloyal_voter":         m.QuitLeadingDueToDisloyalVoter.Load(),
 	}
 }
 
@@ -395,11 +556,17 @@ func (m *Metrics) reset() {
 	}
 	m.ReadPerNamespace.Reset()
 	m.WritePerNamespace.Reset()
+	m.LearnerHandlerQPSize.Reset()
+	m.LearnerHandlerQPTime.Reset()
+	m.AckLatency.Reset()
 	m.BytesReceived.Reset()
 	m.ResponseBytes.Reset()
 	m.WatchBytes.Reset()
 	for _, c := range []*Counter{&m.ConnectionRequestCount, &m.StaleSessionsExpired, &m.PrepRequestQueued,
-		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures} {
+		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures,
+		&m.LookingCount, &m.LearnerProposalReceived, &m.LearnerCommitReceived, &m.ProposalCount, &m.CommitCount,
+		&m.DiffCount, &m.SnapCount, &m.RevalidateCount, &m.ConnectionRevalidateCount, &m.CnxnClosedWithoutServer,
+		&m.RequestsNotForwardedToCommitProcessor, &m.QuitLeadingDueToDisloyalVoter} {
 		c.Reset()
 	}
 }

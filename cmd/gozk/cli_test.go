@@ -78,9 +78,13 @@ func writeFile(t *testing.T, dir, name, text string) string {
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.cfg", "dataDir="+dir+"\nclientPort=2181\ntickTime=fast\n")
-	ensemble := writeFile(t, dir, "ensemble.cfg", "dataDir="+dir+"\nclientPort=2181\ninitLimit=5\nsyncLimit=2\n"+
+	stranger := filepath.Join(dir, "stranger")
+	if err := os.Mkdir(stranger, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ensemble := writeFile(t, stranger, "ensemble.cfg", "dataDir="+stranger+"\nclientPort=2181\ninitLimit=5\nsyncLimit=2\n"+
 		"server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.2:2888:3888\nserver.3=127.0.0.3:2888:3888\n")
-	writeFile(t, dir, "myid", "1\n")
+	writeFile(t, stranger, "myid", "4\n")
 	noAutocreate := writeFile(t, dir, "noauto.cfg", "dataDir="+dir+"/absent\nclientPort=2181\ndatadir.autocreate=false\n")
 	closed := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cases := []struct {
@@ -100,7 +104,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"data", "nonsense"}, exitUsage, "", `unknown command "nonsense"`},
 		{[]string{"server", "--config", filepath.Join(dir, "missing.cfg")}, exitBadConfig, "", "missing.cfg"},
 		{[]string{"server", "--config", bad}, exitBadConfig, "", "bad.cfg:3: tickTime:"},
-		{[]string{"server", "--config", ensemble}, exitBadConfig, "", "ensemble mode is not available yet"},
+		{[]string{"server", "--config", ensemble}, exitBadConfig, "", "my id 4 is not in the peer list"},
 		{[]string{"server", "--config", noAutocreate}, exitBadConfig, "", "missing data directory"},
 		{[]string{"server", bad}, exitBadConfig, "", "bad.cfg:3: tickTime:"},
 		{[]string{"server", bad, "extra"}, exitUsage, "", "unexpected arguments"},

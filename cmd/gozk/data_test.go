@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -67,5 +68,47 @@ func TestDataToolsBesideServer(t *testing.T) {
 	}
 	if out, stderr, code := gozk(t, nil, "data", "dump-log", dataDir); code != exitOK || !strings.HasSuffix(out, "EOF reached after 0 txns.\n") {
 		t.Errorf("dump-log on the new store: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// ensembleFixture is a Java 3.8.0 ensemble member's data directory, with
+// acceptedEpoch and currentEpoch 2 (see compat/datadir's
+// TestGenerateEnsembleFixture).
+const ensembleFixture = "../../persistence/zkfiles/testdata/java-3.8.0/ensemble"
+
+// TestDataImportExportEpochs: import and export report the epochs they
+// carry; an import of a directory whose epoch files Java would refuse
+// fails with exit status 1 (as for any Java directory that does not
+// load) and a message naming the file, and writes nothing.
+func TestDataImportExportEpochs(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "gozk")
+	out, stderr, code := gozk(t, nil, "data", "import", "--from", ensembleFixture, "--to", store)
+	if code != exitOK || !strings.Contains(out, "epochs: accepted 2, current 2\n") {
+		t.Fatalf("import: exit %d\n%s%s", code, out, stderr)
+	}
+	java := filepath.Join(dir, "java")
+	out, stderr, code = gozk(t, nil, "data", "export", "--from", store, "--to", java)
+	if b, err := os.ReadFile(filepath.Join(java, "version-2", "currentEpoch")); code != exitOK || err != nil || string(b) != "2" ||
+		!strings.Contains(out, "epochs: accepted 2, current 2\n") {
+		t.Fatalf("export: exit %d, currentEpoch %q %v\n%s%s", code, b, err, out, stderr)
+	}
+
+	bad := filepath.Join(dir, "bad")
+	if err := os.CopyFS(bad, os.DirFS(ensembleFixture)); err != nil {
+		t.Fatal(err)
+	}
+	accepted := filepath.Join(bad, "version-2", "acceptedEpoch")
+	if err := os.WriteFile(accepted, []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badStore := filepath.Join(dir, "bad-gozk")
+	out, stderr, code = gozk(t, nil, "data", "import", "--from", bad, "--to", badStore)
+	want := "gozk: import: " + accepted + ": zab: the accepted epoch is less than the current epoch: accepted epoch 1, current epoch 2 (Java refuses to start on this directory)\n"
+	if code != exitRuntime || stderr != want {
+		t.Fatalf("import of a bad acceptedEpoch: exit %d\nstdout: %s\nstderr: %q\nwant:   %q", code, out, stderr, want)
+	}
+	if _, err := os.Stat(badStore); !os.IsNotExist(err) {
+		t.Fatalf("the refused import wrote %s: %v", badStore, err)
 	}
 }

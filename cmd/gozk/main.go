@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,9 +15,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
+	"github.com/gozk/gozk/peer"
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/server"
+	"github.com/gozk/gozk/zab"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -196,12 +200,27 @@ func runServer(c *cli.Context) error {
 	// As Java's ZooKeeperServerMain: the AdminServer starts before the
 	// data is loaded and the client port opens, and a standalone server
 	// whose AdminServer cannot start exits (status 4) without serving.
-	if err := mon.startAdmin(adminFailureExits); err != nil {
+	ensemble := cfg.Quorum.Distributed
+	adminFailure := adminFailureExits
+	if ensemble {
+		adminFailure = adminFailureWarns
+	}
+	if err := mon.startAdmin(adminFailure); err != nil {
 		return cli.Exit(err.Error(), exitAdminServer)
 	}
 	defer mon.stop()
 	sc := server.FromConf(cfg, logger)
 	sc.EventLoops = applyProcs(sc.EventLoops)
+	if ensemble {
+		sc.Ensemble = true
+		sc.ServerID = cfg.Quorum.ServerID
+		if self, ok := cfg.Quorum.Self(); ok && cfg.ClientPort == 0 && self.ClientPort != 0 {
+			sc.ClientAddr = self.ClientAddr()
+		}
+		if w := cfg.ReconfigWarning(); w != "" {
+			logger.Warn().Msg(w)
+		}
+	}
 	mon.configure(&sc)
 	// A store that fails while running in a way Pebble cannot go on from
 	// (a WAL or MANIFEST it cannot write) stops the process with one clear
@@ -224,6 +243,14 @@ func runServer(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("listening on %s: %v", sc.ClientAddr, err), exitRuntime)
 	}
 	srv.Serve(clientPort)
+	var member *peer.Member
+	if ensemble {
+		member, err = peer.NewMember(cfg, srv, jute.FieldLimit(sc.JuteMaxBuffer, sc.JuteMaxBufferExtra), logger)
+		if err != nil {
+			_ = srv.Close()
+			return cli.Exit(fmt.Sprintf("%s: starting the ensemble member: %v", cfg.File, err), exitRuntime)
+		}
+	}
 	startGCPolicy() // after loading, which tunes the collector itself
 	if err := mon.start(srv); err != nil {
 		_ = srv.Close()
@@ -250,16 +277,38 @@ func runServer(c *cli.Context) error {
 	if err := sdNotify("READY=1"); err != nil {
 		logger.Warn().Err(err).Msg("cannot tell systemd the server is ready ($NOTIFY_SOCKET)")
 	}
-	return serveUntilStopped(srv, sig, logger, logOut)
+	if member == nil {
+		return serveUntilStopped(srv, sig, logger, logOut, nil)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	memberDone := make(chan error, 1)
+	go func() { memberDone <- member.Run(ctx) }()
+	err = serveUntilStopped(srv, sig, logger, logOut, memberDone)
+	cancel()
+	member.Close()
+	return err
 }
 
 // serveUntilStopped waits for SIGINT or SIGTERM (a clean stop, status 0)
 // or for the server to fail on its own, as when its txn log can no longer
 // be written: then the command fails (status 1) with the server's error,
 // which names what failed. SIGHUP reopens the log file.
-func serveUntilStopped(srv *server.Server, sig chan os.Signal, logger zerolog.Logger, logOut *logOutput) error {
+func serveUntilStopped(srv *server.Server, sig chan os.Signal, logger zerolog.Logger, logOut *logOutput, member <-chan error) error {
 	for {
 		select {
+		case err := <-member:
+			// An ensemble member stops on its own only when it must not
+			// go on (Java's QuorumPeer exits the JVM there).
+			if err == nil {
+				err = errors.New("the ensemble member stopped")
+			}
+			logger.Error().Err(err).Msg("the ensemble member failed; stopping")
+			_ = srv.Close()
+			var fatal *zab.FatalError
+			if errors.As(err, &fatal) {
+				return cli.Exit("server stopped: "+err.Error(), fatal.Code)
+			}
+			return cli.Exit("server stopped: "+err.Error(), exitRuntime)
 		case s := <-sig:
 			if s == syscall.SIGHUP {
 				reopenLog(logger, logOut)
@@ -297,13 +346,23 @@ func loadConfig(path string) (*conf.Config, error) {
 // this build cannot serve.
 func checkRunnable(cfg *conf.Config) error {
 	if cfg.Quorum.Distributed {
-		return cli.Exit(fmt.Sprintf("%s: this configuration describes an ensemble (%d participants, standaloneEnabled=%v); "+
-			"ensemble mode is not available yet in this build of gozk, which runs standalone servers only",
-			cfg.File, len(cfg.Quorum.Ensemble.Voters()), cfg.StandaloneEnabled), exitBadConfig)
+		if _, ok := cfg.Quorum.Self(); !ok {
+			return cli.Exit(fmt.Sprintf("%s: my id %d is not in the peer list (the server.N lines)", cfg.File, cfg.Quorum.ServerID), exitBadConfig)
+		}
+		if self, _ := cfg.Quorum.Self(); cfg.ClientPort == 0 && self.ClientPort == 0 {
+			return cli.Exit(fmt.Sprintf("%s: no client port for server.%d: set clientPort, or a client address on its server line", cfg.File, self.ID), exitBadConfig)
+		}
+		return checkDataDirs(cfg)
 	}
 	if cfg.ClientPort == 0 {
 		return cli.Exit(fmt.Sprintf("%s: clientPort is not set; gozk needs a client port to serve", cfg.File), exitBadConfig)
 	}
+	return checkDataDirs(cfg)
+}
+
+// checkDataDirs refuses missing data directories when
+// zookeeper.datadir.autocreate is false.
+func checkDataDirs(cfg *conf.Config) error {
 	if !cfg.DataDirAutocreate {
 		for _, dir := range []string{cfg.DataDir, cfg.DataLogDir} {
 			if _, err := os.Stat(dir); dir != "" && err != nil {

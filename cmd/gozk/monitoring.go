@@ -67,8 +67,36 @@ func newMonitoring(cfg *conf.Config, logger zerolog.Logger) *monitoring {
 			Version:          admin.FullVersion(version, buildTime()),
 			InitialConfig:    initial,
 			SystemProperties: sys,
+			Quorum:           quorumView(cfg),
 		}),
 	}
+}
+
+// quorumView is what the monitoring commands show of an ensemble
+// member's configuration; nil for a standalone server.
+func quorumView(cfg *conf.Config) *admin.QuorumView {
+	q := &cfg.Quorum
+	if !q.Distributed || q.Ensemble == nil {
+		return nil
+	}
+	view := &admin.QuorumView{
+		ServerID:    q.ServerID,
+		InitLimit:   q.InitLimit,
+		SyncLimit:   q.SyncLimit,
+		ElectionAlg: q.ElectionAlg,
+		Observer:    q.PeerType == conf.Observer, // conf has let the server list win, as Java does
+		Membership:  q.Ensemble.QuorumConfig(),
+	}
+	for _, id := range q.Ensemble.IDs() {
+		spec := q.Ensemble.Servers[id]
+		sv := admin.QuorumServerView{ID: id, ClientAddr: spec.ClientAddr(), Observer: spec.Type == conf.Observer}
+		for _, a := range spec.Addrs {
+			sv.QuorumAddrs = append(sv.QuorumAddrs, a.QuorumHostPort())
+			sv.ElectionAddrs = append(sv.ElectionAddrs, a.ElectionHostPort())
+		}
+		view.Servers = append(view.Servers, sv)
+	}
+	return view
 }
 
 // configure plugs the four-letter words into the server's settings.

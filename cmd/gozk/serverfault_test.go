@@ -48,7 +48,7 @@ func TestServerExitsWhenTheTxnLogFails(t *testing.T) {
 	defer srv.Close()
 
 	stopped := make(chan error, 1)
-	go func() { stopped <- serveUntilStopped(srv, make(chan os.Signal), logger, nil) }()
+	go func() { stopped <- serveUntilStopped(srv, make(chan os.Signal), logger, nil, nil) }()
 
 	c, _, err := zk.Connect([]string{srv.Addr().String()}, 4*time.Second, zk.WithLogInfo(false))
 	if err != nil {

@@ -15,7 +15,11 @@
 //     newest state is only in its log files, and with gz and snappy
 //     snapshot compression;
 //   - gozk -> Java (export);
-//   - Java -> gozk -> Java, which must give back exactly the same tree.
+//   - Java -> gozk -> Java, which must give back exactly the same tree;
+//   - an ensemble member's directory (three Java members on loopback):
+//     Java -> gozk -> Java with its acceptedEpoch and currentEpoch, the
+//     member rejoining its ensemble from the exported directory, and back
+//     to gozk after the ensemble moved to a new epoch.
 //
 // TestGenerateFixtures rewrites the small data directories under
 // persistence/zkfiles/testdata/java-3.8.0, made by Java 3.8.0 itself, and
@@ -23,6 +27,9 @@
 // the dump tests of package datatools compare against:
 //
 //	GOZK_UPDATE_FIXTURES=1 go test -tags interop -run TestGenerateFixtures ./compat/datadir
+//
+// TestGenerateEnsembleFixture likewise rewrites the ensemble/ fixture, an
+// ensemble member's directory in its second epoch.
 //
 // TestDumpToolsMatchJava runs both of Java's tools and gozk's dumps
 // (datatools.DumpLog and DumpSnapshot) on a fresh, larger data directory

@@ -73,54 +73,63 @@ func TestGenerateFixtures(t *testing.T) {
 			laterWrites(t, srv.Addr)
 			srv.Stop()
 
-			dst := filepath.Join(fixtureRoot, fc.name)
-			if err := os.RemoveAll(dst); err != nil {
-				t.Fatal(err)
-			}
-			src := zkfiles.VersionPath(srv.DataDir)
-			entries, err := os.ReadDir(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ver := zkfiles.VersionPath(dst)
-			tools := filepath.Join(dst, "tools")
-			for _, d := range []string{ver, tools} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, e := range entries {
-				b, err := os.ReadFile(filepath.Join(src, e.Name()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(ver, e.Name()), b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				var class string
-				var args []string
-				switch {
-				case strings.HasPrefix(e.Name(), "log."):
-					class = "org.apache.zookeeper.server.persistence.TxnLogToolkit"
-				case strings.HasPrefix(e.Name(), "snapshot."):
-					class = "org.apache.zookeeper.server.SnapshotFormatter"
-				default:
-					continue
-				}
-				out := runJavaTool(t, class, append(args, filepath.Join(ver, e.Name()))...)
-				if err := os.WriteFile(filepath.Join(tools, e.Name()+".txt"), out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if class == "org.apache.zookeeper.server.SnapshotFormatter" {
-					out := runJavaTool(t, class, "-d", filepath.Join(ver, e.Name()))
-					if err := os.WriteFile(filepath.Join(tools, e.Name()+".d.txt"), out, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			dst := saveFixture(t, srv.DataDir, fc.name)
 			t.Logf("wrote %s", dst)
 		})
 	}
+}
+
+// saveFixture copies the version-2 directory of dataDir to the fixture
+// directory name, with the outputs of Java's TxnLogToolkit and
+// SnapshotFormatter on each of its files under tools/, and returns the
+// fixture directory.
+func saveFixture(t *testing.T, dataDir, name string) string {
+	t.Helper()
+	dst := filepath.Join(fixtureRoot, name)
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	src := zkfiles.VersionPath(dataDir)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := zkfiles.VersionPath(dst)
+	tools := filepath.Join(dst, "tools")
+	for _, d := range []string{ver, tools} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ver, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var class string
+		switch {
+		case strings.HasPrefix(e.Name(), "log."):
+			class = "org.apache.zookeeper.server.persistence.TxnLogToolkit"
+		case strings.HasPrefix(e.Name(), "snapshot."):
+			class = "org.apache.zookeeper.server.SnapshotFormatter"
+		default:
+			continue
+		}
+		out := runJavaTool(t, class, filepath.Join(ver, e.Name()))
+		if err := os.WriteFile(filepath.Join(tools, e.Name()+".txt"), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if class == "org.apache.zookeeper.server.SnapshotFormatter" {
+			out := runJavaTool(t, class, "-d", filepath.Join(ver, e.Name()))
+			if err := os.WriteFile(filepath.Join(tools, e.Name()+".d.txt"), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dst
 }
 
 // runJavaTool runs one of ZooKeeper's command-line tools on Java 3.8.0 in

@@ -31,6 +31,9 @@ type Case struct {
 	Stricter string
 	// Err is part of gozk's error message when gozk refuses the file.
 	Err string
+	// JavaErr, when set, is part of Java's message for a file it refuses
+	// (checked by the differential test), to show the two side by side.
+	JavaErr string
 	// Distributed is Java's isDistributed for accepted files.
 	Distributed bool
 	// ServerID is the myid Java reads (-1 none) for accepted files.

@@ -39,7 +39,11 @@
 // # Epochs
 //
 // ReadEpoch and WriteEpoch read and write acceptedEpoch and currentEpoch:
-// a decimal long, written through a .tmp file and a rename.
+// a decimal long (the first line when read), written through a .tmp file
+// and a rename. Epochs is the pair as gozk's store, zab and the data
+// tools all hold it, with the currentEpoch.tmp a Java write cut short can
+// leave; ReadEpochs and WriteEpochs read and write a snapshot
+// directory's files.
 //
 // # Restore
 //

@@ -287,6 +287,40 @@ func TestEpochFiles(t *testing.T) {
 	if v, found, err := ReadEpoch(filepath.Join(dir, CurrentEpochFile)); v != 7 || !found || err != nil {
 		t.Fatal(v, found, err)
 	}
+	// The first line, as BufferedReader.readLine ends it.
+	for text, want := range map[string]int64{"8\n": 8, "9\r\n1": 9, "10\r11": 10, "+12": 12} {
+		os.WriteFile(filepath.Join(dir, AcceptedEpochFile), []byte(text), 0o644)
+		if v, _, err := ReadEpoch(filepath.Join(dir, AcceptedEpochFile)); v != want || err != nil {
+			t.Errorf("%q: %d, %v", text, v, err)
+		}
+	}
+}
+
+// TestReadWriteEpochs: WriteEpochs writes only the epochs it has; a
+// currentEpoch.tmp that does not read is kept as CurrentTmpErr (Java reads
+// it only when it needs it), a bad acceptedEpoch or currentEpoch is an
+// error naming the file.
+func TestReadWriteEpochs(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteEpochs(dir, Epochs{Current: 4, HasCurrent: true, Accepted: 99}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := ReadEpochs(dir)
+	if err != nil || e != (Epochs{Current: 4, HasCurrent: true}) {
+		t.Fatalf("%+v, %v", e, err)
+	}
+	if err := WriteEpochs(dir, Epochs{Accepted: 5, HasAccepted: true}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, CurrentEpochTmpFile), nil, 0o644)
+	e, err = ReadEpochs(dir)
+	if err != nil || e.Accepted != 5 || e.Current != 4 || !e.HasCurrentTmp || e.CurrentTmpErr == nil {
+		t.Fatalf("%+v, %v", e, err)
+	}
+	os.WriteFile(filepath.Join(dir, CurrentEpochFile), []byte("four"), 0o644)
+	if _, err := ReadEpochs(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, CurrentEpochFile)+`: "four" is not an epoch`) {
+		t.Fatalf("bad currentEpoch: %v", err)
+	}
 }
 
 // TestSnapshot39Sections: ZooKeeper 3.9 appends lastProcessedZxid with a

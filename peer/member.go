@@ -1,0 +1,301 @@
+package peer
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/fle"
+	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/quorum"
+	"github.com/gozk/gozk/quorum/electionport"
+	"github.com/gozk/gozk/server"
+	"github.com/gozk/gozk/zab"
+)
+
+// Member is an ensemble member, Java's QuorumPeer: it elects, then
+// follows or observes the leader elected, and elects again when that
+// role ends. Its server serves clients only while it is in sync with a
+// leader.
+type Member struct {
+	cfg     *conf.Config
+	srv     *server.Server
+	elector *Elector
+	net     *electionport.Manager
+	log     zerolog.Logger
+
+	self      *conf.ServerSpec
+	verifier  quorum.Verifier
+	quorumCfg []byte
+	maxPacket int
+	// vote is the outcome of the last election, answered to servers
+	// that ask while this one is in a role.
+	vote fle.Vote
+}
+
+// ErrCannotLead is returned by Run's election when this server is
+// elected and cannot lead: leading is not part of this build.
+var ErrCannotLead = errors.New("peer: elected leader, but this server cannot lead an ensemble yet")
+
+// NewMember starts the election port of the ensemble member c describes
+// around srv, an ensemble server (server.Config.Ensemble) that Open has
+// loaded and that serves nothing yet.
+func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Logger) (*Member, error) {
+	self, ok := c.Quorum.Self()
+	if !ok {
+		return nil, fmt.Errorf("my id %d not in the peer list", c.Quorum.ServerID)
+	}
+	pc, err := ElectionPortConfig(c, log)
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := electionport.Start(pc)
+	if err != nil {
+		return nil, err
+	}
+	m := &Member{
+		cfg:       c,
+		srv:       srv,
+		net:       mgr,
+		log:       log,
+		self:      self,
+		verifier:  quorum.New(c.Quorum.Ensemble),
+		quorumCfg: []byte(c.Quorum.Ensemble.QuorumConfig()),
+		maxPacket: maxPacket,
+		vote:      fle.Vote{Leader: self.ID},
+	}
+	m.elector = NewElector(mgr, ElectionTimersOf(c), log)
+	return m, nil
+}
+
+// Close closes the election port.
+func (m *Member) Close() { m.net.Close() }
+
+// Run elects, follows or observes, and elects again, until ctx is done or
+// the server must stop: it returns a *zab.FatalError (the exit status
+// Java's QuorumPeer would exit with) or the server's error.
+func (m *Member) Run(ctx context.Context) error {
+	go m.elector.Run(ctx)
+	first := true
+	for ctx.Err() == nil {
+		if !first {
+			if err := m.srv.StopServing(); err != nil {
+				return err
+			}
+		}
+		first = false
+		current, accepted, err := m.epochs()
+		if err != nil {
+			return err
+		}
+		m.srv.SetRole(server.RoleLooking)
+		self := fle.Self{
+			ID:             m.self.ID,
+			Verifier:       m.verifier,
+			LastLoggedZxid: m.srv.LastZxid(),
+			CurrentEpoch:   current,
+			Current:        m.vote,
+			Config:         m.quorumCfg,
+		}
+		res, err := m.elector.Elect(ctx, self)
+		if err != nil {
+			return ignoreCancel(ctx, err)
+		}
+		m.vote = res.Vote
+		m.log.Info().Int64("leader", res.Vote.Leader).Str("zxid", fmt.Sprintf("0x%x", res.Vote.Zxid)).
+			Int64("epoch", res.Vote.PeerEpoch).Str("state", stateName(res.State)).Dur("tookMs", res.Took).
+			Msg("election finished")
+		switch res.State {
+		case fle.Following, fle.Observing:
+			err = m.learn(ctx, res, current, accepted)
+		case fle.Leading:
+			err = ErrCannotLead
+		}
+		var fatal *zab.FatalError
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.As(err, &fatal):
+			return err
+		case errors.Is(err, ErrCannotLead):
+			m.log.Error().Msg("this server was elected leader, and leading is not supported by this build of gozk; " +
+				"it steps down and elects again (give a Java server a higher zxid or id to lead)")
+			select {
+			case <-time.After(m.cfg.TickTime * time.Duration(m.cfg.Quorum.InitLimit)):
+			case <-ctx.Done():
+				return nil
+			}
+		case err != nil:
+			m.log.Warn().Err(err).Int64("leader", res.Vote.Leader).Msg("the leader is lost; electing again")
+		}
+	}
+	return nil
+}
+
+func ignoreCancel(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// epochs reads the epoch records and applies Java's start-up rules to
+// them, writing what the rules fill in.
+func (m *Member) epochs() (current, accepted int64, err error) {
+	st := m.srv.Store()
+	e, err := st.Epochs()
+	if err != nil {
+		return 0, 0, err
+	}
+	current, accepted, writeCurrent, writeAccepted, err := zab.EpochsAtStart(m.srv.LastZxid(), e)
+	if err != nil {
+		return 0, 0, err
+	}
+	if writeCurrent {
+		if err := st.SetCurrentEpoch(current); err != nil {
+			return 0, 0, err
+		}
+	}
+	if writeAccepted {
+		if err := st.SetAcceptedEpoch(accepted); err != nil {
+			return 0, 0, err
+		}
+	}
+	return current, accepted, nil
+}
+
+// learn follows or observes the leader res elected until it is lost.
+func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepted int64) error {
+	observer := res.State == fle.Observing
+	leader, ok := m.cfg.Quorum.Ensemble.Servers[res.Vote.Leader]
+	if !ok || len(leader.Addrs) == 0 {
+		return fmt.Errorf("peer: the elected leader %d is not in the configuration", res.Vote.Leader)
+	}
+	role := server.RoleFollower
+	if observer {
+		role = server.RoleObserver
+	}
+	m.srv.SetRole(role)
+	m.srv.SetLeader(res.Vote.Leader, leader.Addrs[0].Host)
+	m.srv.SetPhase(server.PhaseDiscovery)
+	began := time.Now()
+	l := zab.NewLearner(zab.LearnerConfig{
+		ID:            m.self.ID,
+		Observer:      observer,
+		AcceptedEpoch: accepted,
+		CurrentEpoch:  current,
+		LastZxid:      m.srv.LastZxid(),
+		ConfigVersion: m.cfg.Quorum.Ensemble.Version,
+	})
+	tick := m.cfg.TickTime
+	initLimit := m.cfg.Quorum.InitLimit
+	if m.cfg.Quorum.ConnectToLearnerMasterLimit > 0 {
+		initLimit = m.cfg.Quorum.ConnectToLearnerMasterLimit
+	}
+	lc := LearnerConn{
+		LeaderAddr:  leader.Addrs[0].QuorumHostPort(),
+		InitTimeout: tick * time.Duration(initLimit),
+		SyncTimeout: tick * time.Duration(m.cfg.Quorum.SyncLimit),
+		MaxPacket:   m.maxPacket,
+		Logger:      m.log,
+	}
+	store := &serverStore{srv: m.srv, observer: observer}
+	hooks := LearnerHooks{
+		UpdateElectionVote: m.elector.UpdatePeerEpoch,
+		TouchTable: func() []zab.SessionTouch {
+			t := m.srv.TouchTable()
+			out := make([]zab.SessionTouch, 0, len(t))
+			for id, to := range t {
+				out = append(out, zab.SessionTouch{ID: id, Timeout: to})
+			}
+			return out
+		},
+		Revalidated: m.srv.Revalidated,
+		Received: func(t zab.PacketType) {
+			switch t {
+			case zab.Proposal, zab.Inform:
+				m.srv.Metrics().LearnerProposalReceived.Add(1)
+			case zab.Commit:
+				m.srv.Metrics().LearnerCommitReceived.Add(1)
+			}
+		},
+		SyncDone: func(proto.QuorumPacket) { m.srv.SyncDone() },
+		Synced: func(mode zab.SyncMode, serving bool) {
+			if !serving {
+				store.mode = mode
+				m.srv.SetPhase(server.PhaseSynchronization)
+				m.srv.SetSyncMode(syncModeName(mode))
+				m.log.Info().Int64("leader", res.Vote.Leader).Str("mode", mode.String()).
+					Str("zxid", fmt.Sprintf("0x%x", m.srv.LastZxid())).Msg("syncing with the leader")
+				return
+			}
+			took := time.Since(began)
+			m.log.Info().Int64("leader", res.Vote.Leader).Str("mode", store.mode.String()).
+				Int("txns", store.txns).Str("zxid", fmt.Sprintf("0x%x", m.srv.LastZxid())).
+				Dur("tookMs", took).Msg("synced with the leader; serving clients")
+		},
+	}
+	return FollowLeader(ctx, lc, l, store, hooks)
+}
+
+func syncModeName(m zab.SyncMode) string {
+	switch m {
+	case zab.SyncDiff:
+		return "diff"
+	case zab.SyncSnap:
+		return "snap"
+	case zab.SyncTrunc:
+		return "trunc"
+	}
+	return ""
+}
+
+// serverStore carries out the learner's actions on the server.
+type serverStore struct {
+	srv      *server.Server
+	observer bool
+	// For the sync's log line.
+	mode zab.SyncMode
+	txns int
+}
+
+func (s *serverStore) PersistAcceptedEpoch(epoch int64) error {
+	return s.srv.Store().SetAcceptedEpoch(epoch)
+}
+
+func (s *serverStore) PersistCurrentEpoch(epoch int64) error {
+	return s.srv.Store().SetCurrentEpoch(epoch)
+}
+
+func (s *serverStore) TruncateLog(zxid int64) error { return s.srv.TruncateLog(zxid) }
+
+func (s *serverStore) LoadSnapshot(r *bufio.Reader, zxid int64) error {
+	return s.srv.LoadSnapStream(r, zxid)
+}
+
+func (s *serverStore) TakeSnapshot(bool) error { return s.srv.SnapshotAfterSync() }
+
+func (s *serverStore) ApplyTxn(txn zab.Txn) error {
+	s.txns++
+	return s.srv.ApplyTxn(txn.Data)
+}
+
+func (s *serverStore) LogTxn(txn zab.Txn) error {
+	s.txns++
+	return s.srv.LogTxn(txn.Zxid, txn.Data)
+}
+
+func (s *serverStore) FlushLog() error { return s.srv.FlushLog() }
+
+func (s *serverStore) CommitTxn(zxid int64) error { return s.srv.CommitTxn(zxid) }
+
+func (s *serverStore) StartServing(link server.LeaderLink) error {
+	return s.srv.StartLearning(server.Learning{Link: link, Observer: s.observer})
+}
+
+func (s *serverStore) Logged() <-chan int64 { return s.srv.Logged() }
