@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/gozk/gozk/zab"
 )
@@ -47,7 +48,7 @@ func (p *quorumProxy) accept() {
 		if err != nil {
 			return
 		}
-		leader, err := net.Dial("tcp", p.target)
+		leader, err := dialPatiently(p.target)
 		if err != nil {
 			learner.Close()
 			continue
@@ -65,6 +66,21 @@ func (p *quorumProxy) accept() {
 			learner.Close()
 			leader.Close()
 		}()
+	}
+}
+
+// dialPatiently dials the leader's quorum port for a few seconds: a
+// learner that connects the moment it has elected can be quicker than
+// its leader's listener, and would see the proxy close on it (EOF, a
+// lost leader) where it would have seen a refused dial and tried again.
+func dialPatiently(addr string) (net.Conn, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil || time.Now().After(deadline) {
+			return c, err
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
