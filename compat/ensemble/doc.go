@@ -1,12 +1,63 @@
 // Package ensemble tests gozk's ensemble members with Apache ZooKeeper
 // 3.8.0 servers in the same ensemble, on loopback ports (tag interop).
 //
-// So far that is the leader election: gozk's election port and election
-// driver (packages quorum/electionport and peer) run in the test process
-// beside Java QuorumPeerMain processes started by compat/javazk, and must
-// reach the same decision Java reaches, whichever kind of server wins,
-// whether gozk starts with the others or joins an ensemble that already
-// has its leader, and as an observer. Java's logs are checked too: Java must take
-// every notification gozk sends (its configuration text included) without
-// an error.
+// The leader election (election_interop_test.go): gozk's election port
+// and election driver (packages quorum/electionport and peer) run in the
+// test process beside Java QuorumPeerMain processes started by
+// compat/javazk, and must reach the same decision Java reaches, whichever
+// kind of server wins, whether gozk starts with the others or joins an
+// ensemble that already has its leader, and as an observer. Java's logs
+// are checked too: Java must take every notification gozk sends (its
+// configuration text included) without an error.
+//
+// The data path (datapath_interop_test.go): whole ensembles of processes,
+// `gozk server` binaries (compat/gozkproc builds it, or $GOZK_BIN) and
+// Java QuorumPeerMain JVMs in any mix, three voters and optionally an
+// observer, each with its own data directory and its client, quorum and
+// election ports on 127.0.0.1, all reading the same zoo.cfg text
+// (tickTime=200, every four-letter word allowed, peerType=observer for an
+// observer). Members are started, stopped (SIGTERM), killed (SIGKILL),
+// wiped and restarted one by one; a member serves when srvr's Mode line
+// says leader, follower or observer. In every layout a Java server (id 3)
+// leads. The scenarios:
+//
+//   - writes of every kind (each create mode, setData, setACL, delete,
+//     multi, a failing multi) through every member, from go-zookeeper,
+//     zkCli.sh and kazoo, reach every member;
+//   - a follower catches up by DIFF after missing a few writes, by SNAP
+//     after missing more than the leader's committed log (500 txns) or
+//     with its data directory wiped, and by SNAP whatever it missed when
+//     the Java leader runs with -Dzookeeper.forceSnapshotSync=true;
+//   - a follower that logged a proposal the ensemble never committed is
+//     made to truncate it (TRUNC): a proxy on its link to the leader
+//     (quorumProxy) drops its ACKs, which makes this deterministic; the
+//     test's comment tells the whole sequence;
+//   - a session moves between a Java follower and the other kind and back,
+//     keeping its ephemerals and watches, and its ephemerals leave every
+//     member when it expires;
+//   - a follower killed with SIGKILL in the middle of writes, over and
+//     over, rejoins each time holding every write the leader acknowledged.
+//
+// After each, every running member's whole tree is read through
+// go-zookeeper after a sync (Dump) and compared (DiffTrees): data, every
+// Stat field and the ACL of every znode, /zookeeper's included (except
+// /zookeeper/config's mtime, which each server sets from its own clock).
+// The sync mode is read from the learner's log (GozkSyncModes for gozk,
+// JavaLearnerSyncModes for Java) and from the Java leader's
+// (JavaLeaderSyncModes; the Java members log LearnerHandler at debug,
+// where Java logs a TRUNC past its committed log).
+//
+// Each scenario also runs all-Java (at most three JVMs: a layout may keep
+// one voter down), which checks the scenario against the oracle. One
+// check can fail there for Java's own reasons: Java 3.8.0's learner can
+// log the txns of a DIFF after newer ones, and when it is killed at that
+// moment it comes back without them (ZOOKEEPER-4785, fixed in 3.8.5 and
+// 3.9.2); the kill storm then skips its all-Java run and says why.
+//
+// Tests skip when Java is missing (unless GOZK_REQUIRE_JAVA=1), and the
+// layouts with gozk members skip while gozk answers an ensemble's zoo.cfg
+// with "ensemble mode is not available yet".
+//
+//	go test -tags interop ./compat/ensemble/
+//	go test -tags interop ./compat/ensemble/ -run '/all-java'
 package ensemble
