@@ -1,9 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/persistence"
@@ -40,12 +42,21 @@ type SnapStream struct {
 
 // StartSnapStream begins a SNAP stream at the tree's last processed zxid.
 // The session table and the ACL map are taken now; the nodes are copied as
-// WriteTo walks them.
+// WriteTo walks them. The tree must not be replaced (LoadSnapStream,
+// TruncateLog: a learner's steps, never a leader's) until WriteTo is
+// done.
 func (s *Server) StartSnapStream() *SnapStream {
 	walk := s.tree.StartFuzzyWalk()
 	// Both after the walk began, so that they hold every txn up to its
 	// zxid; what they hold of later txns the learner's replay settles.
-	return &SnapStream{s: s, walk: walk, sessions: s.tree.SessionList(), acls: s.tree.ACLCache()}
+	sessions := s.tree.SessionList()
+	// By id, so that the bytes do not depend on Go's map order:
+	// EncodeSnapStream keeps this order among the sessions of one hash
+	// bucket, where Java keeps its session table's, which for the
+	// sessions of one server is often their creation order, the order
+	// of their ids.
+	slices.SortFunc(sessions, func(a, b proto.SnapshotSession) int { return cmp.Compare(a.Id, b.Id) })
+	return &SnapStream{s: s, walk: walk, sessions: sessions, acls: s.tree.ACLCache()}
 }
 
 // Zxid is the zxid the stream began at: the SNAP packet's, and the last
