@@ -3,9 +3,11 @@ package zkfiles
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -159,6 +161,41 @@ func TestEncodeSnapStreamIsJavas(t *testing.T) {
 	}
 	slices.Reverse(c.sessions)
 	slices.Reverse(c.acls)
+	var out bytes.Buffer
+	if err := c.encode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), raw) {
+		at := 0
+		for at < min(out.Len(), len(raw)) && out.Bytes()[at] == raw[at] {
+			at++
+		}
+		t.Fatalf("encoded %d bytes, Java wrote %d; first difference at offset %d", out.Len(), len(raw), at)
+	}
+}
+
+// TestEncodeSnapStreamManyIsJavas: 300 sessions of three servers and an
+// ACL map whose ids run past the table Java copies it into come out in
+// Java's order from id order, the order gozk's server holds them in.
+func TestEncodeSnapStreamManyIsJavas(t *testing.T) {
+	raw, err := os.ReadFile("testdata/java-snapstream-many.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decodeSnapStreamContents(t, raw)
+	bySession := func(a, b proto.SnapshotSession) int { return cmp.Compare(a.Id, b.Id) }
+	byACL := func(a, b proto.ACLCacheEntry) int { return cmp.Compare(a.Id, b.Id) }
+	if len(c.sessions) != 300 || len(c.acls) < 40 {
+		t.Fatalf("the fixture has %d sessions and %d ACL entries, want 300 and at least 40", len(c.sessions), len(c.acls))
+	}
+	if slices.IsSortedFunc(c.sessions, bySession) || slices.IsSortedFunc(c.acls, byACL) {
+		t.Fatal("Java wrote the sessions or the ACL map in id order: the fixture checks nothing")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(c.sessions), func(i, j int) { c.sessions[i], c.sessions[j] = c.sessions[j], c.sessions[i] })
+	rng.Shuffle(len(c.acls), func(i, j int) { c.acls[i], c.acls[j] = c.acls[j], c.acls[i] })
+	slices.SortFunc(c.sessions, bySession)
+	slices.SortFunc(c.acls, byACL)
 	var out bytes.Buffer
 	if err := c.encode(&out); err != nil {
 		t.Fatal(err)
