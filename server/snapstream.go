@@ -31,7 +31,7 @@ type SnapStream struct {
 	walk     *db.FuzzyWalk
 	sessions []proto.SnapshotSession
 	acls     []proto.ACLCacheEntry
-	// Placeholders counts the nodes written with OPEN_ACL_UNSAFE in place
+	// placeholders counts the nodes written with OPEN_ACL_UNSAFE in place
 	// of an ACL list set after the stream began (see WriteTo).
 	placeholders int
 	// skipped counts the nodes created after the stream began, which the
@@ -80,10 +80,13 @@ var errSnapStreamUsed = errors.New("server: a SNAP stream is written once")
 // its subtree, since its create is among the txns the learner applies
 // next; and a node whose ACL list was set after the ACL map was taken (an
 // id the map, written first, does not hold) is written with
-// OPEN_ACL_UNSAFE, which the setACL txn after Zxid then replaces. Java's
-// leader writes such a node with an id its learner does not know: the
-// learner's load logs "Ignoring acl" and the node then has no usable ACL.
-// The learner serves no client before it has applied those txns.
+// OPEN_ACL_UNSAFE, which the setACL txn after Zxid then replaces. The
+// learner serves no client before it has applied those txns. Java's
+// leader writes both with an id its learner does not know: the load logs
+// "Ignoring acl", reading the node's ACL fails ("Failed to fetch acls")
+// and, for a node created during the walk, whose create the learner then
+// finds done, stays so until the learner's cache gives that id to the
+// next new list, which the node then has.
 func (ss *SnapStream) WriteTo(w io.Writer) (int64, error) {
 	if ss.used {
 		return 0, errSnapStreamUsed
