@@ -282,7 +282,10 @@ func checkLogReaches(log *persistence.TxnLog, zxid int64) error {
 	if err != nil {
 		return err
 	}
-	if first == 0 || first > zxid {
+	if first == 0 {
+		return fmt.Errorf("%w: it is empty (purged before 0x%x)", ErrTxnsNotLogged, log.PurgedBefore())
+	}
+	if first > zxid {
 		return fmt.Errorf("%w: it starts at 0x%x, after 0x%x (purged before 0x%x)", ErrTxnsNotLogged, first, zxid, log.PurgedBefore())
 	}
 	return nil
