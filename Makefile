@@ -230,10 +230,12 @@ quorum-oracle:
 # QuorumCnxManager makes of the initial messages, for the cases in
 # fle/testdata/java-wire-cases.txt.
 # snapstream-oracle: the bytes a Java 3.8.0 leader streams to a learner
-# after SNAP (sessions, tree, signature), for zkfiles.DecodeSnapStream.
+# after SNAP (sessions, tree, signature), for zkfiles.DecodeSnapStream and
+# EncodeSnapStream: a small tree, and many sessions and ACL lists.
 .PHONY: snapstream-oracle
 snapstream-oracle:
 	$(call java-oracle,persistence/zkfiles/testdata/javaoracle,SnapStreamOracle,,persistence/zkfiles/testdata/java-snapstream.bin)
+	$(call java-oracle,persistence/zkfiles/testdata/javaoracle,SnapStreamOracle,many,persistence/zkfiles/testdata/java-snapstream-many.bin)
 	go test ./persistence/zkfiles/
 
 .PHONY: fle-oracle
