@@ -39,6 +39,7 @@ const (
 	evPropose
 	evLogged
 	evSyncReached
+	evRolledOver
 )
 
 // eventQueue is the leader loop's inbox: unbounded, so that the write
@@ -78,6 +79,8 @@ func (s leaderSink) Propose(zxid int64, data []byte) {
 }
 
 func (s leaderSink) Logged(zxid int64) { s.q.push(leaderEvent{kind: evLogged, zxid: zxid}) }
+
+func (s leaderSink) RolledOver() { s.q.push(leaderEvent{kind: evRolledOver}) }
 
 // committedWindow is the leader's in-memory log of the newest committed
 // txns (Java's committedLog, zookeeper.commitLogCount of them), from
@@ -312,6 +315,8 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		return r.do(l.LocalLogged(e.zxid))
 	case evSyncReached:
 		return r.do(l.Sync(e.conn))
+	case evRolledOver:
+		return fmt.Errorf("%w: %v", ErrSteppedDown, zab.ErrZxidRollover)
 	}
 	return nil
 }
@@ -360,7 +365,11 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				return err
 			}
 		case zab.LeadStartServing:
-			if err := m.srv.StartLeading(server.Leading{Sink: leaderSink{r.events}, Epoch: a.Epoch}); err != nil {
+			initial := int64(0)
+			if m.cfg.InitialZxid >= 0 {
+				initial = m.cfg.InitialZxid
+			}
+			if err := m.srv.StartLeading(server.Leading{Sink: leaderSink{r.events}, Epoch: a.Epoch, InitialCounter: initial}); err != nil {
 				return err
 			}
 			m.elector.UpdatePeerEpoch(a.Epoch)

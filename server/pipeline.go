@@ -501,7 +501,7 @@ func (s *Server) drain(sess *session) {
 // replyWrite answers an applied write.
 func (s *Server) replyWrite(r *request) {
 	c := r.conn
-	if c == nil || r.op == proto.OpCheck {
+	if c == nil || r.op == proto.OpCheck || r.dropped {
 		return
 	}
 	zxid := r.zxid

@@ -50,6 +50,13 @@ func (p *prepStage) prepare(r *request, now int64) {
 		}
 		return
 	}
+	if lr := p.srv.leading.Load(); lr != nil && uint32(p.lastZxid+1) == 0xffffffff {
+		// Java's leader refuses to propose the counter's last value and
+		// gives up leading; the request is dropped with its connection.
+		r.dropped = true
+		lr.rolledOver()
+		return
+	}
 	if r.syncReached != nil {
 		// A learner's sync makes no txn: the leader answers it once
 		// what was proposed before it commits.

@@ -24,6 +24,7 @@ type request struct {
 	fromLearner bool
 	owner       int64
 	syncReached func() // a learner's sync: called when prep reaches it
+	dropped     bool   // not prepared: the leader's zxids ran out
 	// viaLeader marks a sync a learner sends through its leader: it
 	// waits in its session's queue as a write does.
 	viaLeader bool
