@@ -74,7 +74,9 @@ const (
 	LeadPersistCurrentEpoch
 	// LeadStartServing: a quorum acknowledged NEWLEADER. Start the
 	// leader's pipeline: its last committed zxid is Zxid (Epoch<<32), the
-	// next txn gets Zxid+1; answer looking servers with peer epoch Epoch.
+	// next txn gets Zxid+1, and the tree's last processed zxid becomes
+	// Zxid (as Java's startZkServer sets it); answer looking servers with
+	// peer epoch Epoch.
 	LeadStartServing
 	// LeadStepDown: stop leading (Reason says why): close every learner
 	// connection, stop the pipeline, go back to electing. The Leader
@@ -401,6 +403,13 @@ func (l *Leader) Disconnect(conn int64) {
 		return
 	}
 	l.endSync(lc)
+	for zxid, conns := range l.pendingSyncs {
+		if conns = slices.DeleteFunc(conns, func(c int64) bool { return c == conn }); len(conns) == 0 {
+			delete(l.pendingSyncs, zxid)
+		} else {
+			l.pendingSyncs[zxid] = conns
+		}
+	}
 	delete(l.learners, conn)
 	l.order = slices.DeleteFunc(l.order, func(c int64) bool { return c == conn })
 }
@@ -707,7 +716,6 @@ func (l *Leader) upToDate(lc *learnerConn, out *[]LeaderAction) {
 	*out = append(*out, sendTo(lc.conn, UpToDate, -1, nil))
 	lc.state = hsBroadcast
 	lc.readSince = l.halfTicks
-	lc.ackDeadline = l.tick + l.cfg.SyncLimit
 	for _, zxid := range lc.held {
 		*out = append(*out, sendTo(lc.conn, Commit, zxid, nil))
 	}

@@ -33,7 +33,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	request C session cxid op [body=hex] [auth=scheme:id,...]
 //	revalidate C session timeout
 //	recv C TYPE Z [hex]       (any packet)
-//	propose Z...              logged Z        apply
+//	propose Z...              logged Z        apply [unreported]
 //	sync C                    reply C session valid|invalid
 //	tick [n]                  stats
 //
@@ -213,15 +213,15 @@ func (e *leaderEnv) exec(line string) string {
 		}
 		e.log.last = e.int(a, "zxid", 0)
 		l, err := Lead(LeaderConfig{
-			ID:            e.int(a, "id", 1),
-			AcceptedEpoch: e.int(a, "accepted", 0),
-			CurrentEpoch:  e.int(a, "current", 0),
-			LastZxid:      e.log.last,
-			Verifier:      quorum.New(en),
-			InitLimit:     int(e.int(a, "init", 5)),
-			SyncLimit:     int(e.int(a, "sync", 2)),
-			NewLeaderData: config,
-			Log:           e.log,
+			ID:                     e.int(a, "id", 1),
+			AcceptedEpoch:          e.int(a, "accepted", 0),
+			CurrentEpoch:           e.int(a, "current", 0),
+			LastZxid:               e.log.last,
+			Verifier:               quorum.New(en),
+			InitLimit:              int(e.int(a, "init", 5)),
+			SyncLimit:              int(e.int(a, "sync", 2)),
+			NewLeaderData:          config,
+			Log:                    e.log,
 			MaxConcurrentSnapSyncs: int(e.int(a, "snapmax", 0)),
 			MaxConcurrentDiffSyncs: int(e.int(a, "diffmax", 0)),
 		})
@@ -338,7 +338,7 @@ func (e *leaderEnv) exec(line string) string {
 			e.log.committed = append(e.log.committed, z)
 			e.log.last = z
 		}
-		if len(e.pending) > 0 {
+		if _, ok := parseArgs(rest, 0).kv["unreported"]; len(e.pending) > 0 && !ok {
 			e.l.Applied(e.log.last)
 		}
 		e.pending = nil
