@@ -273,6 +273,7 @@ type Leader struct {
 	order    []int64 // connections in the order they came
 
 	lastProposed, lastCommitted int64
+	localLogged                 int64             // the leader's own log is durable up to here
 	outstanding                 []*leaderProposal // in zxid order
 	toBeApplied                 []*leaderProposal // committed, not yet reported applied
 	pendingSyncs                map[int64][]int64 // zxid -> connections waiting for it
@@ -861,15 +862,22 @@ func (l *Leader) Propose(zxid int64, data []byte) ([]LeaderAction, error) {
 			lc.check.proposed(zxid, l.halfTicks)
 		}
 	}
+	if zxid <= l.localLogged {
+		// The caller logged it before proposing it.
+		p.acks = l.addVoter(p.acks, l.cfg.ID)
+		l.tryCommit(&out)
+	}
 	return out, nil
 }
 
 // LocalLogged tells the leader that its own log holds every proposal up
-// to upTo durably: its own ACK for them.
+// to upTo durably: its own ACK for them (and for those proposed later up
+// to upTo, should the caller log a txn before proposing it).
 func (l *Leader) LocalLogged(upTo int64) []LeaderAction {
 	if l.phase != leaderServing {
 		return nil
 	}
+	l.localLogged = max(l.localLogged, upTo)
 	var out []LeaderAction
 	for _, p := range l.outstanding {
 		if p.zxid <= upTo {
