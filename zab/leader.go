@@ -64,6 +64,7 @@ const (
 	// them, then the string "BenWasHere"; only then the packets of the
 	// actions that follow for Conn. Packet.Zxid is the tree's last
 	// processed zxid when the sync was decided (the dump may be fuzzy).
+	// Call SnapshotSent once it is written.
 	LeadSendSnap
 	// LeadClose: close Conn (Reason says why; log it). The leader has
 	// forgotten the connection: do not call Disconnect for it.
@@ -911,6 +912,15 @@ func (l *Leader) Sync(conn int64) []LeaderAction {
 	}
 	l.pendingSyncs[l.lastProposed] = append(l.pendingSyncs[l.lastProposed], conn)
 	return nil
+}
+
+// SnapshotSent tells the leader that the snapshot of a LeadSendSnap is
+// written to conn: Java starts to wait for the NEWLEADER ACK (initLimit
+// ticks) only then, so a large tree does not use up the learner's time.
+func (l *Leader) SnapshotSent(conn int64) {
+	if lc, ok := l.learners[conn]; ok && lc.state == hsAwaitNewLeaderAck {
+		lc.readSince = l.halfTicks
+	}
 }
 
 // RevalidateReply answers a LeadRevalidate.

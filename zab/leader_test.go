@@ -35,6 +35,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	recv C TYPE Z [hex]       (any packet)
 //	propose Z...              logged Z        apply [unreported]
 //	sync C                    reply C session valid|invalid
+//	snapshot-sent C
 //	tick [n]                  stats
 //
 // Zxids are hexadecimal (0x300000001). PROPOSAL and INFORM bodies are
@@ -342,6 +343,9 @@ func (e *leaderEnv) exec(line string) string {
 			e.l.Applied(e.log.last)
 		}
 		e.pending = nil
+	case "snapshot-sent":
+		needLeader()
+		e.l.SnapshotSent(e.num(rest[0]))
 	case "sync":
 		needLeader()
 		acts = e.l.Sync(e.num(rest[0]))
