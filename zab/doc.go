@@ -43,6 +43,29 @@
 // connections (each has a handle it chooses), the disk (LeaderLog, the
 // epoch writes, its own fsync reported by LocalLogged) and the prep
 // stage (Propose, Sync), and carries out the LeaderActions in order.
+// Its loop, in outline (one goroutine owns the Leader):
+//
+//	l, err := zab.Lead(cfg)           // after the election, the tree loaded
+//	do(l.Start())
+//	for {
+//		select {
+//		case c := <-accepted:      l.Connect(c.id)
+//		case p := <-received:      do(l.Receive(p.conn, p.packet))
+//		case c := <-closed:        l.Disconnect(c)
+//		case t := <-prepared:      acts, err := l.Propose(t.zxid, t.data); do(acts)
+//		case z := <-fsynced:       do(l.LocalLogged(z))
+//		case z := <-applied:       l.Applied(z)
+//		case c := <-syncReached:   do(l.Sync(c))
+//		case r := <-revalidated:   do(l.RevalidateReply(r.conn, r.session, r.valid))
+//		case c := <-snapWritten:   l.SnapshotSent(c)
+//		case <-halfTick.C:         do(l.Tick())
+//		}
+//	}
+//
+// where do writes packets to their connections (each connection's in
+// order), persists epochs before going on, and hands commits, requests
+// and revalidations to the server; after LeadStepDown it closes every
+// learner connection and returns to the election.
 //
 // Where it differs from Java 3.8.0, for a follower's sake or for want of
 // a feature:
