@@ -40,6 +40,7 @@ const (
 	evLogged
 	evSyncReached
 	evRolledOver
+	evSnapSent
 )
 
 // eventQueue is the leader loop's inbox: unbounded, so that the write
@@ -193,7 +194,8 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 		ln.Close()
 		return err
 	}
-	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window}
+	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
+		sids: map[int64]int64{}}
 	return run.run(ctx)
 }
 
@@ -206,6 +208,9 @@ type leaderLoop struct {
 	window *committedWindow
 	nextID int64
 	wg     sync.WaitGroup
+	// sids are the server ids the learners named in their
+	// FOLLOWERINFO or OBSERVERINFO, for the log lines.
+	sids map[int64]int64
 }
 
 func (r *leaderLoop) run(ctx context.Context) (err error) {
@@ -293,6 +298,11 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		if _, ok := r.links[e.conn]; !ok {
 			return nil
 		}
+		if t := zab.PacketType(e.packet.Type); t == zab.FollowerInfo || t == zab.ObserverInfo {
+			if info, ok := zab.LearnerInfoOf(e.packet.Data); ok {
+				r.sids[e.conn] = info.Serverid
+			}
+		}
 		l.Applied(r.m.srv.LastZxid())
 		return r.do(l.Receive(e.conn, e.packet))
 	case evGone:
@@ -300,6 +310,7 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 			r.m.log.Info().Int64("connection", e.conn).Err(e.err).Msg("learner connection lost")
 			k.close()
 			delete(r.links, e.conn)
+			delete(r.sids, e.conn)
 			l.Disconnect(e.conn)
 		}
 		return nil
@@ -315,6 +326,9 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		return r.do(l.LocalLogged(e.zxid))
 	case evSyncReached:
 		return r.do(l.Sync(e.conn))
+	case evSnapSent:
+		r.l.SnapshotSent(e.conn)
+		return nil
 	case evRolledOver:
 		return fmt.Errorf("%w: %v", ErrSteppedDown, zab.ErrZxidRollover)
 	}
@@ -333,9 +347,13 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 		case zab.LeadSend:
 			if k := r.links[a.Conn]; k != nil {
 				k.send(outItem{packet: a.Packet})
-				switch zab.PacketType(a.Packet.Type) {
-				case zab.Diff:
-					m.srv.Metrics().DiffCount.Add(1)
+				switch t := zab.PacketType(a.Packet.Type); t {
+				case zab.Diff, zab.Trunc:
+					if t == zab.Diff {
+						m.srv.Metrics().DiffCount.Add(1)
+					}
+					m.log.Info().Int64("learner", r.sids[a.Conn]).Str("mode", t.String()).
+						Str("zxid", fmt.Sprintf("0x%x", a.Packet.Zxid)).Msg("syncing a learner")
 				}
 			}
 		case zab.LeadSendSnap:
@@ -345,8 +363,17 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				// decided: the txns between the two reach the learner
 				// both in the stream and after it, which converges.
 				ss := m.srv.StartSnapStream()
+				conn, sid, events, log := a.Conn, r.sids[a.Conn], r.events, m.log
+				log.Info().Int64("learner", sid).Str("mode", "SNAP").Str("zxid", fmt.Sprintf("0x%x", a.Packet.Zxid)).
+					Msg("syncing a learner")
 				k.send(outItem{packet: a.Packet}, outItem{snap: func(w io.Writer) error {
-					_, err := ss.WriteTo(w)
+					began := time.Now()
+					n, err := ss.WriteTo(w)
+					if err == nil {
+						log.Info().Int64("learner", sid).Int64("bytes", n).Dur("tookMs", time.Since(began)).
+							Msg("snapshot sent to a learner")
+						events.push(leaderEvent{kind: evSnapSent, conn: conn})
+					}
 					return err
 				}})
 			}
