@@ -178,6 +178,16 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 	m.srv.SetLeader(m.self.ID, addr.Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	window := &committedWindow{max: m.commitLogCount, data: map[int64][]byte{}}
+	// Java's committed log holds the newest txns of the log from the
+	// start: a learner a little behind a new leader gets a DIFF.
+	recent, err := m.srv.RecentTxns(m.commitLogCount)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	for _, t := range recent {
+		window.add(t.Zxid, t.Data)
+	}
 	llog := &leaderLog{srv: m.srv, window: window, forceSnap: m.forceSnapSync, sizeFactor: m.snapshotSizeFactor}
 	l, err := zab.Lead(zab.LeaderConfig{
 		ID:            m.self.ID,

@@ -88,6 +88,13 @@ func (s *Server) StartLeading(l Leading) error {
 	}
 	lr := &leaderRun{sink: l.Sink, self: s.cfg.ServerID, stop: make(chan struct{}), done: make(chan struct{})}
 	lr.cond = sync.NewCond(&lr.mu)
+	// Java's leader sets its tree's last processed zxid to the new
+	// epoch's first ("starting up and setting last processed zxid"): the
+	// zxid srvr reports, the one learners are synced against and the one
+	// its next election proposes.
+	if start := l.Epoch << 32; s.tree.LastProcessedZxid() < start {
+		s.tree.SetLastProcessedZxid(start)
+	}
 	lr.committed = s.tree.LastProcessedZxid()
 	s.prep.lastZxid = l.Epoch<<32 | (l.InitialCounter & 0xffffffff)
 	// Java's leader tracks every session the tree holds, each given a
