@@ -55,6 +55,7 @@ type request struct {
 // carries the unused room; a read answered at once allocates no request.
 type writeState struct {
 	txn     proto.TxnEntry
+	digest  proto.TxnDigest
 	create  proto.CreateTxn
 	setData proto.SetDataTxn
 	recs    [2]changeRecord
