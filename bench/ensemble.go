@@ -39,9 +39,10 @@ type EnsembleSettings struct {
 
 // ensembleMember is one server of an ensemble, as laid out in zoo.cfg.
 type ensembleMember struct {
-	ID                     int
-	ClientPort             int
-	QuorumPort, ElectionPt int
+	ID           int
+	ClientPort   int
+	QuorumPort   int
+	ElectionPort int
 }
 
 // zooCfg renders member id's zoo.cfg: the members on loopback, no limit on
@@ -71,7 +72,7 @@ func (s EnsembleSettings) zooCfg(dataDir string, id int, members []ensembleMembe
 		"4lw.commands.whitelist=*",
 	}
 	for _, m := range members {
-		lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", m.ID, m.QuorumPort, m.ElectionPt))
+		lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", m.ID, m.QuorumPort, m.ElectionPort))
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
@@ -137,7 +138,7 @@ func startEnsemble(ctx context.Context, name string, s EnsembleSettings, command
 				return nil, err
 			}
 		}
-		members = append(members, ensembleMember{ID: id, ClientPort: ports[0], QuorumPort: ports[1], ElectionPt: ports[2]})
+		members = append(members, ensembleMember{ID: id, ClientPort: ports[0], QuorumPort: ports[1], ElectionPort: ports[2]})
 	}
 	e := &Ensemble{Name: name}
 	for _, m := range members {
@@ -222,7 +223,8 @@ func (e *Ensemble) WaitRoles(ctx context.Context) error {
 				notes = append(notes, fmt.Sprintf("%s: %v", p.Name, err))
 			}
 		}
-		if err := checkRoles(roles); err == nil {
+		err := checkRoles(roles)
+		if err == nil {
 			e.roles = roles
 			// A member answers srvr before its client port serves
 			// requests; wait for that too.
@@ -232,10 +234,8 @@ func (e *Ensemble) WaitRoles(ctx context.Context) error {
 				}
 			}
 			return nil
-		} else {
-			notes = append(notes, err.Error())
 		}
-		last = strings.Join(notes, "; ")
+		last = strings.Join(append(notes, err.Error()), "; ")
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("the %s ensemble has no leader and two followers: %w (last: %s)", e.Name, ctx.Err(), last)

@@ -31,7 +31,7 @@ type FailoverConfig struct {
 	// SessionTimeout is requested by the writers' sessions, which must
 	// outlive the election.
 	SessionTimeout time.Duration
-	Progress       io.Writer `json:"-"`
+	Progress       io.Writer
 }
 
 func (fc FailoverConfig) withDefaults() FailoverConfig {
