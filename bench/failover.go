@@ -125,10 +125,18 @@ func (w *writer) run(stop <-chan struct{}) {
 			continue
 		}
 		w.lastZxid = max(w.lastZxid, rep.zxid)
-		if k := w.killedAt.Load(); k != 0 && issued.UnixNano() >= k && w.ackAfterKill.IsZero() {
-			w.ackAfterKill = time.Now()
-			close(w.acked)
-		}
+		w.acknowledged(issued, time.Now())
+	}
+}
+
+// acknowledged records a write issued at issued and acknowledged at now:
+// the first one issued after the kill ends the writer's measurement. A
+// write issued before the kill does not count, even when its answer comes
+// after: it may have been committed by the old leader.
+func (w *writer) acknowledged(issued, now time.Time) {
+	if k := w.killedAt.Load(); k != 0 && issued.UnixNano() >= k && w.ackAfterKill.IsZero() {
+		w.ackAfterKill = now
+		close(w.acked)
 	}
 }
 

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,5 +103,48 @@ func TestWriterReconnectsAfterLoss(t *testing.T) {
 	defer c3.close()
 	if rep, err := c3.call(proto.OpExists, &proto.ExistsRequest{Path: failoverRoot + "/w0"}); err != nil || rep.err != proto.ErrNoNode {
 		t.Errorf("the writer's node after it stopped: %v %v", err, rep.err)
+	}
+}
+
+func TestWriterCountsOnlyWritesIssuedAfterTheKill(t *testing.T) {
+	var killedAt atomic.Int64
+	w := &writer{killedAt: &killedAt, acked: make(chan struct{})}
+	t0 := time.Unix(1000, 0)
+	w.acknowledged(t0, t0.Add(time.Millisecond)) // before any kill
+	kill := t0.Add(time.Second)
+	killedAt.Store(kill.UnixNano())
+	w.acknowledged(kill.Add(-time.Millisecond), kill.Add(300*time.Millisecond)) // issued before, answered after
+	if !w.ackAfterKill.IsZero() {
+		t.Fatalf("a write issued before the kill counted: %v", w.ackAfterKill)
+	}
+	w.acknowledged(kill.Add(400*time.Millisecond), kill.Add(500*time.Millisecond))
+	w.acknowledged(kill.Add(600*time.Millisecond), kill.Add(700*time.Millisecond)) // only the first counts
+	if got := w.ackAfterKill.Sub(kill); got != 500*time.Millisecond {
+		t.Fatalf("acknowledged %v after the kill, want 500ms", got)
+	}
+	select {
+	case <-w.acked:
+	default:
+		t.Fatal("acked not closed")
+	}
+}
+
+func TestWriteFailoversMarksMissingServer(t *testing.T) {
+	fs := []*Failover{{Server: "gozk", Run: 1, Killed: "gozk3", NewLeader: "gozk2", ExistingMs: 500, ExistingAllMs: 510, NewSessionMs: 520}}
+	var b strings.Builder
+	WriteFailovers(&b, fs, SummarizeFailovers(fs))
+	out := b.String()
+	for _, want := range []string{"gozk3", "500.0", "520.0", "over 1 gozk and 0 Java runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Java's column and the ratios are dashes, not zeros.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "new session: connect + create") {
+			if f := strings.Fields(line); len(f) < 3 || f[len(f)-1] != "-" || f[len(f)-2] != "-" || f[len(f)-3] != "520.0" {
+				t.Errorf("summary line %q", line)
+			}
+		}
 	}
 }
