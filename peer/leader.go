@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -164,16 +163,7 @@ func (l *leaderLog) TxnData(zxid int64) ([]byte, error) {
 // lead runs this server as the leader the election chose, until it steps
 // down or ctx ends.
 func (m *Member) lead(ctx context.Context, current, accepted int64) error {
-	q := &m.cfg.Quorum
 	addr := m.self.Addrs[0]
-	listen := addr.QuorumHostPort()
-	if q.QuorumListenOnAllIPs {
-		listen = net.JoinHostPort("", strconv.Itoa(addr.QuorumPort))
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return fmt.Errorf("%w: listening on the quorum port %s: %w", ErrSteppedDown, listen, err)
-	}
 	m.srv.SetRole(server.RoleLeader)
 	m.srv.SetLeader(m.self.ID, addr.Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
@@ -182,7 +172,6 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 	// start: a learner a little behind a new leader gets a DIFF.
 	recent, err := m.srv.RecentTxns(m.commitLogCount)
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	for _, t := range recent {
@@ -201,10 +190,9 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 		Log:           llog,
 	})
 	if err != nil {
-		ln.Close()
 		return err
 	}
-	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
+	run := &leaderLoop{m: m, l: l, port: m.quorumPort, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
 		sids: map[int64]int64{}}
 	return run.run(ctx)
 }
@@ -212,7 +200,7 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 type leaderLoop struct {
 	m      *Member
 	l      *zab.Leader
-	ln     net.Listener
+	port   *quorumPort
 	events *eventQueue
 	links  map[int64]*learnerLink
 	window *committedWindow
@@ -226,13 +214,15 @@ type leaderLoop struct {
 func (r *leaderLoop) run(ctx context.Context) (err error) {
 	m := r.m
 	defer func() {
-		r.ln.Close()
+		r.port.detach()
 		for _, k := range r.links {
 			k.close()
 		}
 		r.wg.Wait()
 	}()
-	go r.accept()
+	r.port.attach(func(conn net.Conn) {
+		r.events.push(leaderEvent{kind: evAccepted, link: newLearnerLink(0, conn, r.m.log)})
+	})
 	tick := time.NewTicker(m.cfg.TickTime / 2)
 	defer tick.Stop()
 	if err := r.do(r.l.Start()); err != nil {
@@ -257,19 +247,6 @@ func (r *leaderLoop) run(ctx context.Context) (err error) {
 			}
 		}
 		r.publishStats()
-	}
-}
-
-func (r *leaderLoop) accept() {
-	for {
-		conn, err := r.ln.Accept()
-		if err != nil {
-			return
-		}
-		if tc, ok := conn.(*net.TCPConn); ok {
-			tc.SetNoDelay(true)
-		}
-		r.events.push(leaderEvent{kind: evAccepted, link: newLearnerLink(0, conn, r.m.log)})
 	}
 }
 
