@@ -41,8 +41,8 @@ func freeLoopbackPort(t *testing.T) int {
 }
 
 // writeEnsemble writes a zoo.cfg and myid for n members under root and
-// returns their config paths.
-func writeEnsemble(t *testing.T, root string, n int) []string {
+// returns their config paths; extra lines go into every zoo.cfg.
+func writeEnsemble(t *testing.T, root string, n int, extra ...string) []string {
 	t.Helper()
 	var lines []string
 	clients := make([]int, n)
@@ -57,8 +57,8 @@ func writeEnsemble(t *testing.T, root string, n int) []string {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, "myid"), []byte(fmt.Sprint(i)), 0o644)
-		text := fmt.Sprintf("tickTime=100\ninitLimit=20\nsyncLimit=10\ndataDir=%s\nclientPort=%d\n%s\n",
-			dir, clients[i-1], strings.Join(lines, "\n"))
+		text := fmt.Sprintf("tickTime=100\ninitLimit=20\nsyncLimit=10\ndataDir=%s\nclientPort=%d\n%s\n%s\n",
+			dir, clients[i-1], strings.Join(lines, "\n"), strings.Join(extra, "\n"))
 		p := filepath.Join(dir, "zoo.cfg")
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -218,5 +218,158 @@ func TestGozkEnsembleLeadsFollowsAndFailsOver(t *testing.T) {
 			}
 		}
 		c.Close()
+	}
+}
+
+// leaderOf waits until exactly one of members leads and serves, and
+// returns it; nil when none does within wait.
+func leaderOf(members []*gozkMember, wait time.Duration) *gozkMember {
+	deadline := time.Now().Add(wait)
+	for {
+		var leader *gozkMember
+		for _, m := range members {
+			if m.srv.Role() == server.RoleLeader && m.srv.Serving() {
+				leader = m
+			}
+		}
+		if leader != nil || time.Now().After(deadline) {
+			return leader
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFiveGozkMembers: a 5-server ensemble keeps a leader with two
+// members down and none with three.
+func TestFiveGozkMembers(t *testing.T) {
+	paths := writeEnsemble(t, t.TempDir(), 5)
+	var members []*gozkMember
+	for _, p := range paths {
+		members = append(members, startMember(t, p))
+	}
+	leader := waitRoles(t, members...)
+	c := clientOf(t, leader)
+	if _, err := c.Create("/five", nil, 0, gozk.WorldACL(gozk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// Two followers down: three of five are a quorum.
+	var down, up []*gozkMember
+	for _, m := range members {
+		if m != leader && len(down) < 2 {
+			down = append(down, m)
+		} else {
+			up = append(up, m)
+		}
+	}
+	for _, m := range down {
+		m.stop()
+	}
+	if l := leaderOf(up, 30*time.Second); l == nil {
+		t.Fatal("three of five members have no leader")
+	}
+	c = clientOf(t, up[0])
+	if _, err := c.Create("/three-of-five", nil, 0, gozk.WorldACL(gozk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// A third one down: two of five are not.
+	up[len(up)-1].stop()
+	up = up[:len(up)-1]
+	deadline := time.Now().Add(30 * time.Second)
+	for leaderOf(up, 0) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("two of five members still have a serving leader")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHierarchicalQuorumAndZeroWeight: groups and weights decide as
+// Java's QuorumHierarchical does: a quorum needs a majority of the groups
+// each with a majority of its weight; a zero-weight member never leads,
+// even with the highest id.
+func TestHierarchicalQuorumAndZeroWeight(t *testing.T) {
+	// Groups {1,2,3} and {4,5}; member 5 weighs nothing, so group 2's
+	// weight is member 4's alone.
+	paths := writeEnsemble(t, t.TempDir(), 5,
+		"group.1=1:2:3", "group.2=4:5", "weight.1=1", "weight.2=1", "weight.3=1", "weight.4=1", "weight.5=0")
+	var members []*gozkMember
+	for _, p := range paths {
+		members = append(members, startMember(t, p))
+	}
+	leader := leaderOf(members, 60*time.Second)
+	if leader == nil {
+		t.Fatal("no leader")
+	}
+	if leader.id == 5 {
+		t.Fatal("the zero-weight member leads")
+	}
+	// Member 4 down: group 2 has no weight left, and one group of two
+	// is not a majority of the groups.
+	for _, m := range members {
+		if m.id == 4 {
+			m.stop()
+		}
+	}
+	var rest []*gozkMember
+	for _, m := range members {
+		if m.id != 4 {
+			rest = append(rest, m)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for leaderOf(rest, 0) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("a leader serves with only one group of two having a majority of its weight")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Member 4 back: both groups again.
+	back := startMember(t, paths[3])
+	if l := leaderOf(append(rest, back), 60*time.Second); l == nil || l.id == 5 {
+		t.Fatalf("with both groups up the leader is %v", l)
+	}
+}
+
+// TestZxidRolloverMovesToANewEpoch: a leader whose zxid counter starts
+// near its end (zookeeper.testingonly.initialZxid) steps down when it
+// runs out; the ensemble elects again into a new epoch and loses nothing.
+func TestZxidRolloverMovesToANewEpoch(t *testing.T) {
+	paths := writeEnsemble(t, t.TempDir(), 3, "testingonly.initialZxid=4294967280") // zookeeper.<key>, as Java takes zoo.cfg keys it does not know
+	members := []*gozkMember{startMember(t, paths[0]), startMember(t, paths[1]), startMember(t, paths[2])}
+	waitRoles(t, members...)
+	c := clientOf(t, members[0])
+	var written []string
+	epochs := map[int64]bool{}
+	for i := 0; len(written) < 40; i++ {
+		if i > 400 {
+			t.Fatalf("only %d writes in 400 tries", len(written))
+		}
+		p := fmt.Sprintf("/roll-%03d", len(written))
+		if _, err := c.Create(p, nil, 0, gozk.WorldACL(gozk.PermAll)); err != nil {
+			// The write in flight when the leader gave up; the client
+			// reconnects and goes on.
+			time.Sleep(50 * time.Millisecond)
+			if ok, _, _ := c.Exists(p); !ok {
+				continue
+			}
+		}
+		written = append(written, p)
+		_, st, err := c.Exists(p)
+		if err == nil {
+			epochs[st.Czxid>>32] = true
+		}
+	}
+	if len(epochs) < 2 {
+		t.Fatalf("every write in epochs %v: the counter never rolled over", epochs)
+	}
+	leader := waitRoles(t, members...)
+	lc := clientOf(t, leader)
+	lc.Sync("/")
+	for _, p := range written {
+		if ok, _, err := lc.Exists(p); err != nil || !ok {
+			t.Errorf("%s lost (%v)", p, err)
+		}
 	}
 }
