@@ -224,7 +224,27 @@ func TestAcceptSurvivesFileDescriptorExhaustion(t *testing.T) {
 		_ = nc.Close()
 	}
 
-	after := dialEcho("a client connected after the shortage")
+	// The child frees its descriptors as it accepts and closes what the
+	// flood left in its accept queue; a client arriving meanwhile can
+	// still find none to spare (enroll disconnects it) and, as any
+	// client, connects again.
+	var after net.Conn
+	waitFor(t, "a client connected after the shortage to be served", func() bool {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		_ = nc.SetDeadline(time.Now().Add(hangGuard))
+		msg := []byte("a client connected after the shortage")
+		if _, err := nc.Write(appendFrame(nil, msg)); err == nil {
+			if p, err := readFrame(nc); err == nil && bytes.Equal(p, msg) {
+				after = nc
+				return true
+			}
+		}
+		_ = nc.Close()
+		return false
+	})
 	defer after.Close()
 	echo(t, "the client connected before, after the shortage", first)
 	// The recovery is logged once accepts have worked for a while: keep
