@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -102,6 +103,52 @@ func (w *committedWindow) add(zxid int64, data []byte) {
 	}
 }
 
+// errSeeded ends the scan that seeds the window.
+var errSeeded = errors.New("seeded")
+
+// seed fills the window, as a leader starts, with the newest txns the
+// server logged up to the last one it applied: Java's leader holds them
+// in its committedLog (every txn it replayed at start, and every txn it
+// committed as a follower), so a learner that missed a few txns before
+// this leader was elected still gets a DIFF from memory. A DIFF needs
+// the window without a gap, and the log has gaps where the server took
+// a snapshot from its leader; within an epoch zxids follow one another,
+// so a gap shows there and the window keeps only what follows it. Txns
+// of earlier epochs are left out, as a gap before an epoch's first txn
+// cannot be seen: a learner that far behind gets a DIFF from the txn log
+// or a snapshot.
+func (w *committedWindow) seed(srv *server.Server) error {
+	last := srv.LastZxid()
+	if w.max <= 0 || last&0xffffffff == 0 {
+		return nil
+	}
+	from := max(last&^0xffffffff+1, last-int64(w.max)+1)
+	prev := from - 1
+	err := srv.Store().Log().Replay(from, func(zxid int64, data []byte) error {
+		if zxid > last {
+			return errSeeded
+		}
+		if zxid != prev+1 {
+			w.reset()
+		}
+		prev = zxid
+		w.add(zxid, bytes.Clone(data))
+		return nil
+	})
+	if err == errSeeded {
+		err = nil
+	}
+	if err != nil || prev != last {
+		w.reset()
+	}
+	return err
+}
+
+func (w *committedWindow) reset() {
+	w.zxids = w.zxids[:0]
+	clear(w.data)
+}
+
 // leaderLog is zab.LeaderLog over the server and the window.
 type leaderLog struct {
 	srv       *server.Server
@@ -174,6 +221,11 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 	m.srv.SetLeader(m.self.ID, addr.Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	window := &committedWindow{max: m.commitLogCount, data: map[int64][]byte{}}
+	if err := window.seed(m.srv); err != nil {
+		// Learners behind the window get their txns from the log or a
+		// snapshot instead.
+		m.log.Warn().Err(err).Msg("the committed log starts empty: reading the txn log failed")
+	}
 	llog := &leaderLog{srv: m.srv, window: window, forceSnap: m.forceSnapSync, sizeFactor: m.snapshotSizeFactor}
 	l, err := zab.Lead(zab.LeaderConfig{
 		ID:            m.self.ID,

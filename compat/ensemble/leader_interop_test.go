@@ -143,6 +143,36 @@ func TestGozkLeaderSyncModes(t *testing.T) {
 	})
 }
 
+// TestDiffAfterLeaderRestart: a leader's committed log holds the txns
+// it committed before it led, not only since: Java's leader fills it
+// from its txn log when it starts (and with every txn it commits as a
+// follower). Server 1 is stopped for 100 writes; the leader (3) is
+// restarted and elected again; server 1 then gets a DIFF from the
+// committed log, where a DIFF from the txn log is not allowed (100
+// txns are more than a third of the small snapshot).
+func TestDiffAfterLeaderRestart(t *testing.T) {
+	runMixes(t, []mix{
+		{"gozk-leader", layout{Voters: []Kind{Java, Gozk, Gozk}}},
+		{"all-java", layout{Voters: []Kind{Java, Java, Java}}},
+	}, func(t *testing.T, l layout) {
+		e := newEnsemble(t, l, ensembleOptions{})
+		e.startLeader(leaderID, 1)
+		e.startRest()
+		leader, f := e.m(leaderID), e.m(1)
+		conn := leader.connect()
+		writeMany(t, conn, "/base", 5)
+		f.stop()
+		writeMany(t, conn, "/missed", 100)
+		conn.Close()
+		leader.stop()
+		leader.start()
+		leader.waitServing("leader")
+		f.restart()
+		e.requireSync(f, leader, ModeDiff)
+		e.requireIdenticalTrees(nil)
+	})
+}
+
 // TestGozkLeaderTruncates: TestUncommittedTxnTruncated's body with gozk
 // leaders: a gozk server 3 leads while server 1's ACKs are dropped, and
 // a gozk server 2, elected next, makes server 1 (Java, then gozk)
@@ -161,8 +191,8 @@ func TestGozkLeaderTruncates(t *testing.T) {
 // one rejoins as a follower, and every acknowledged write is on every
 // member. In the mixed layout the leaders alternate between gozk and
 // Java (the two survivors elect the larger id). The time from the kill
-// to the first write acknowledged on the existing session and on a new
-// one is logged, for information.
+// to the first acknowledged write sent after it, on the existing session
+// and on a new one, is logged, for information.
 func TestLeaderFailover(t *testing.T) {
 	runMixes(t, []mix{
 		{"all-gozk", layout{Voters: []Kind{Gozk, Gozk, Gozk}}},
@@ -172,8 +202,8 @@ func TestLeaderFailover(t *testing.T) {
 
 // ackedWrite is a write the failover test's writer saw acknowledged.
 type ackedWrite struct {
-	name string
-	at   time.Time
+	name     string
+	sent, at time.Time
 }
 
 func leaderFailover(t *testing.T, l layout) {
@@ -212,11 +242,12 @@ func leaderFailover(t *testing.T, l layout) {
 			default:
 			}
 			name := fmt.Sprintf("n%06d", i)
+			sent := time.Now()
 			_, err := writer.Create("/failover/"+name, nil, 0, zk.WorldACL(zk.PermAll))
 			switch {
 			case err == nil:
 				mu.Lock()
-				acked = append(acked, ackedWrite{name, time.Now()})
+				acked = append(acked, ackedWrite{name, sent, time.Now()})
 				mu.Unlock()
 				time.Sleep(5 * time.Millisecond)
 			case errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrNodeExists):
@@ -251,14 +282,14 @@ func leaderFailover(t *testing.T, l layout) {
 		old.start()
 		old.waitServing("follower")
 		var onExisting time.Duration
-		waitFor(t, "a write acknowledged on the writer's session after the kill", func() (bool, string) {
+		waitFor(t, "a write sent after the kill acknowledged on the writer's session", func() (bool, string) {
 			mu.Lock()
 			defer mu.Unlock()
 			if writeErr != nil {
 				t.Fatalf("round %d: the writer failed: %v", round, writeErr)
 			}
 			for _, w := range acked {
-				if w.at.After(killedAt) {
+				if w.sent.After(killedAt) {
 					onExisting = w.at.Sub(killedAt)
 					return true, ""
 				}
