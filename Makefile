@@ -230,10 +230,12 @@ quorum-oracle:
 # QuorumCnxManager makes of the initial messages, for the cases in
 # fle/testdata/java-wire-cases.txt.
 # snapstream-oracle: the bytes a Java 3.8.0 leader streams to a learner
-# after SNAP (sessions, tree, signature), for zkfiles.DecodeSnapStream.
+# after SNAP (sessions, tree, signature), for zkfiles.DecodeSnapStream and
+# EncodeSnapStream: a small tree, and many sessions and ACL lists.
 .PHONY: snapstream-oracle
 snapstream-oracle:
 	$(call java-oracle,persistence/zkfiles/testdata/javaoracle,SnapStreamOracle,,persistence/zkfiles/testdata/java-snapstream.bin)
+	$(call java-oracle,persistence/zkfiles/testdata/javaoracle,SnapStreamOracle,many,persistence/zkfiles/testdata/java-snapstream-many.bin)
 	go test ./persistence/zkfiles/
 
 .PHONY: fle-oracle
@@ -276,6 +278,27 @@ bench-compare: bench-deps
 		--duration $(BENCH_DURATION) --warmup $(BENCH_WARMUP) \
 		--workloads get,set,create,mixed,connect,watch --shapes 1x1,16x1,64x4 \
 		--watchers 1000 --value-size 100 --read-ratio 0.9 --footprint --znodes 100000,1000000 $(BENCH_ARGS)
+
+# bench-ensemble starts a 3-server gozk ensemble, then a 3-server Apache
+# ZooKeeper 3.8.0 one (never both at once), each member on loopback with its
+# data directory under .bench/ (tickTime 2000, initLimit 10, syncLimit 5,
+# forceSync on, Java with -Xmx256m), and once each has a leader and two
+# followers runs create, set, get and mixed at 16x1 and 64x4 with the
+# sessions on the followers, then on the leader; then kills the leader with
+# SIGKILL 3 times under a running writer, timing the first acknowledged
+# write on an existing and on a new session. Prints gozk/Java ratios and
+# saves .bench/ensemble-<time>.json. Not part of make test.
+BENCH_ENSEMBLE_DURATION ?= 3s
+BENCH_ENSEMBLE_ARGS ?=
+
+.PHONY: bench-ensemble
+bench-ensemble: bench-deps
+	go build -o bin/gozk ./cmd/gozk
+	bin/gozk bench ensemble --zk-lib $(BENCH_ZK_LIB) --dir .bench --out .bench \
+		--duration $(BENCH_ENSEMBLE_DURATION) --warmup $(BENCH_WARMUP) \
+		--workloads create,set,get,mixed --shapes 16x1,64x4 --placements followers,leader \
+		--jvm-args -Xmx256m --tick-time 2000 --init-limit 10 --sync-limit 5 --failovers 3 \
+		--value-size 100 --read-ratio 0.9 $(BENCH_ENSEMBLE_ARGS)
 
 .PHONY: bench-tail
 bench-tail: bench-deps

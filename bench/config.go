@@ -40,8 +40,13 @@ var Workloads = []struct{ Name, Op string }{
 // Config describes one run. Zero fields take the defaults of Defaults.
 type Config struct {
 	// Server is the client address, host:port.
-	Server   string `json:"server"`
-	Workload string `json:"workload"`
+	Server string `json:"server"`
+	// Servers, when set, are the addresses the sessions of a request
+	// workload connect to in turn (session i to Servers[i%len]), to spread
+	// a load over an ensemble's members; Server still takes the run's own
+	// setup and cleanup sessions.
+	Servers  []string `json:"servers,omitempty"`
+	Workload string   `json:"workload"`
 	// Sessions is the number of connections, each its own session.
 	Sessions int `json:"sessions"`
 	// InFlight is the number of outstanding requests per session. For the
@@ -69,6 +74,9 @@ type Config struct {
 	// PID, when not 0, is the server process whose CPU time and memory are
 	// reported (Linux /proc).
 	PID int `json:"-"`
+	// PIDs are more server processes whose CPU time and memory are added
+	// to PID's (the other members of an ensemble).
+	PIDs []int `json:"-"`
 	// Root is the parent of the run's own directory of znodes.
 	Root string `json:"-"`
 	// SessionTimeout is requested in every handshake.
@@ -194,4 +202,21 @@ func CheckWorkload(name string) error {
 		names[i] = w.Name
 	}
 	return fmt.Errorf("unknown workload %q (one of %s)", name, strings.Join(names, ", "))
+}
+
+// sessionServer is the address session i of a request workload connects
+// to.
+func (c *Config) sessionServer(i int) string {
+	if len(c.Servers) == 0 {
+		return c.Server
+	}
+	return c.Servers[i%len(c.Servers)]
+}
+
+// pids are the server processes whose resources a run reports.
+func (c *Config) pids() []int {
+	if c.PID == 0 {
+		return nil
+	}
+	return append([]int{c.PID}, c.PIDs...)
 }

@@ -34,6 +34,7 @@ type conn struct {
 	frame     []byte
 	xid       int32
 	sessionID int64
+	passwd    []byte        // the session's password, to reattach it elsewhere
 	timeout   time.Duration // negotiated session timeout
 	ioTimeout time.Duration // bound on any one wait for the server
 	deadline  time.Time     // the socket's deadline (see extendDeadline)
@@ -74,6 +75,14 @@ var zeroPassword [proto.PasswordLength]byte
 // setsockopt calls per connection by default) is off, as a session never
 // idles long enough to need it here.
 func dial(addr string, o dialOptions) (*conn, error) {
+	return dialSession(addr, o, 0, zeroPassword[:], 0)
+}
+
+// dialSession connects to addr and establishes the session sessionID with
+// its password (a new session when sessionID is 0), as a client does when
+// its server goes away; lastZxid is the newest zxid the session has seen,
+// which the server must have seen too before it takes the session.
+func dialSession(addr string, o dialOptions, sessionID int64, passwd []byte, lastZxid int64) (*conn, error) {
 	d := net.Dialer{Timeout: o.ioTimeout, KeepAlive: -1}
 	nc, err := d.Dial("tcp", addr)
 	if err != nil {
@@ -82,7 +91,7 @@ func dial(addr string, o dialOptions) (*conn, error) {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(nc)
 	c := &conn{nc: nc, br: br, ioTimeout: o.ioTimeout}
-	if err := c.handshake(o.sessionTimeout); err != nil {
+	if err := c.handshake(o.sessionTimeout, sessionID, passwd, lastZxid); err != nil {
 		nc.Close()
 		c.recycle()
 		return nil, err
@@ -99,10 +108,12 @@ func (c *conn) recycle() {
 	}
 }
 
-func (c *conn) handshake(timeout time.Duration) error {
+func (c *conn) handshake(timeout time.Duration, sessionID int64, passwd []byte, lastZxid int64) error {
 	h := proto.Handshake{ConnectRequest: proto.ConnectRequest{
-		TimeOut: int32(timeout / time.Millisecond),
-		Passwd:  zeroPassword[:],
+		TimeOut:      int32(timeout / time.Millisecond),
+		SessionId:    sessionID,
+		Passwd:       passwd,
+		LastZxidSeen: lastZxid,
 	}}
 	at := c.out.BeginLength()
 	h.Encode(&c.out)
@@ -121,7 +132,16 @@ func (c *conn) handshake(timeout time.Duration) error {
 	if reply.SessionId == 0 || reply.TimeOut <= 0 {
 		return errors.New("handshake: the server refused the session")
 	}
+	if sessionID != 0 && reply.SessionId != sessionID {
+		return fmt.Errorf("handshake: asked for session 0x%x, got 0x%x", sessionID, reply.SessionId)
+	}
 	c.sessionID = reply.SessionId
+	c.passwd = passwd
+	if sessionID == 0 {
+		// The reply's bytes live in the frame buffer, which the next read
+		// reuses.
+		c.passwd = append([]byte(nil), reply.Passwd...)
+	}
 	c.timeout = time.Duration(reply.TimeOut) * time.Millisecond
 	return nil
 }

@@ -40,4 +40,15 @@
 // Compare runs a grid of workloads against Apache ZooKeeper 3.8.0 and gozk
 // started side by side with equivalent settings, and reports the ratios;
 // `make bench-compare` runs it.
+//
+// RunEnsembles does the same for three-server ensembles, one at a time
+// (gozk's, then Java's): it finds each member's role with srvr, runs each
+// cell with its sessions spread over the followers (Config.Servers) and
+// then all on the leader, reporting the CPU of the three members
+// together, and times leader failovers: with one session per member
+// writing in a loop, it kills the leader with SIGKILL and times the first
+// acknowledged write issued after the kill on those sessions (reattached
+// to another member by session id and password) and on a new session
+// (connect and create), then restarts the killed member and waits for a
+// leader and two followers again. `make bench-ensemble` runs it.
 package bench

@@ -73,7 +73,7 @@ func (d *fileDialer) dial(o dialOptions) (*conn, error) {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(f)
 	c := &conn{nc: f, br: br, ioTimeout: o.ioTimeout}
-	if err := c.handshake(o.sessionTimeout); err != nil {
+	if err := c.handshake(o.sessionTimeout, 0, zeroPassword[:], 0); err != nil {
 		f.Close()
 		c.recycle()
 		return nil, err

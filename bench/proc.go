@@ -25,14 +25,24 @@ type sample struct {
 	rss, hwm  int64
 }
 
-func takeSample(pid int) sample {
+// takeSample reads the processes pids (none when pids is empty or its
+// first is 0), adding their CPU times and memory together: an ensemble's
+// members serve one load between them.
+func takeSample(pids []int) sample {
 	s := sample{at: time.Now(), clientCPU: selfCPU()}
-	if pid != 0 {
+	if len(pids) == 0 || pids[0] == 0 {
+		return s
+	}
+	s.procOK = true
+	for _, pid := range pids {
 		cpu, err1 := procCPU(pid)
 		rss, hwm, err2 := procMemory(pid)
-		if err1 == nil && err2 == nil {
-			s.procOK, s.procCPU, s.rss, s.hwm = true, cpu, rss, hwm
+		if err1 != nil || err2 != nil {
+			return sample{at: s.at, clientCPU: s.clientCPU}
 		}
+		s.procCPU += cpu
+		s.rss += rss
+		s.hwm += hwm
 	}
 	return s
 }

@@ -44,7 +44,7 @@ func TestSampleOwnProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux's")
 	}
-	s := takeSample(os.Getpid())
+	s := takeSample([]int{os.Getpid()})
 	if !s.procOK || s.rss <= 0 || s.hwm < s.rss {
 		t.Fatalf("sample of this process: %+v", s)
 	}

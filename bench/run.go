@@ -49,6 +49,7 @@ const dialParallelism = 16
 type Result struct {
 	Label     string    `json:"label,omitempty"`
 	Server    string    `json:"server"`
+	Servers   []string  `json:"servers,omitempty"` // the sessions' servers, when spread
 	Client    string    `json:"client"`
 	Workload  string    `json:"workload"`
 	Sessions  int       `json:"sessions"`
@@ -175,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("connect to %s: %w", cfg.Server, err)
 	}
 	res := &Result{
-		Label: cfg.Label, Server: cfg.Server, Client: cfg.Client, Workload: cfg.Workload,
+		Label: cfg.Label, Server: cfg.Server, Servers: cfg.Servers, Client: cfg.Client, Workload: cfg.Workload,
 		Sessions: cfg.Sessions, InFlight: cfg.InFlight, ValueSize: cfg.ValueSize,
 		Started: time.Now().UTC().Truncate(time.Second),
 	}
@@ -238,11 +239,11 @@ func (r *runner) setTimes() {
 // sampleEnd samples the server when the measured phase is over, before
 // sessions close (closing may delete ephemeral nodes).
 func (r *runner) sampleEnd() {
-	r.endSample, r.endSampled = takeSample(r.cfg.PID), true
+	r.endSample, r.endSampled = takeSample(r.cfg.pids()), true
 }
 
 func (r *runner) markMeasureStart() {
-	r.onMeasure.Do(func() { r.startSample = takeSample(r.cfg.PID) })
+	r.onMeasure.Do(func() { r.startSample = takeSample(r.cfg.pids()) })
 }
 
 // summarize turns the tallies into the result.
@@ -499,7 +500,7 @@ func (r *runner) dialAll(n int) ([]*conn, *tally) {
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			c, err := dial(r.cfg.Server, r.dialOptions())
+			c, err := dial(r.cfg.sessionServer(i), r.dialOptions())
 			if err != nil {
 				mu.Lock()
 				failures.fail(connErrName(err))

@@ -156,6 +156,22 @@ func startServer(ctx context.Context, name string, s ServerSettings, command fun
 // timing that in StartedIn. The log is appended to, so a restart keeps the
 // first run's lines.
 func (p *ServerProcess) launch(ctx context.Context) error {
+	launched := time.Now()
+	if err := p.start(); err != nil {
+		return err
+	}
+	if err := p.waitServing(ctx); err != nil {
+		p.Stop()
+		return fmt.Errorf("%w\n%s", err, p.logTail())
+	}
+	p.StartedIn = time.Since(launched)
+	return nil
+}
+
+// start starts the process on its zoo.cfg without waiting for it to
+// serve: an ensemble member cannot serve until a quorum of the others
+// runs too.
+func (p *ServerProcess) start() error {
 	logFile, err := os.OpenFile(p.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -165,7 +181,6 @@ func (p *ServerProcess) launch(ctx context.Context) error {
 	p.cmd.Dir = p.Dir
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	setProcAttr(p.cmd)
-	launched := time.Now()
 	if err := p.cmd.Start(); err != nil {
 		return err
 	}
@@ -177,16 +192,16 @@ func (p *ServerProcess) launch(ctx context.Context) error {
 		cmd.Wait()
 		close(exited)
 	}()
-	if err := p.waitServing(ctx); err != nil {
-		p.Stop()
-		log, _ := os.ReadFile(p.LogPath)
-		if len(log) > 2048 {
-			log = log[len(log)-2048:]
-		}
-		return fmt.Errorf("%w\n%s", err, log)
-	}
-	p.StartedIn = time.Since(launched)
 	return nil
+}
+
+// logTail is the end of the server's log, for an error message.
+func (p *ServerProcess) logTail() string {
+	log, _ := os.ReadFile(p.LogPath)
+	if len(log) > 2048 {
+		log = log[len(log)-2048:]
+	}
+	return string(log)
 }
 
 // Restart stops the server with SIGTERM, as an init system would, and

@@ -35,9 +35,13 @@ type Config struct {
 	// zookeeper.snapshotSizeFactor (a DIFF from the txn log may be this
 	// share of the snapshot's size; negative: never),
 	// zookeeper.forceSnapshotSync (always SNAP).
-	CommitLogCount         int
-	SnapshotSizeFactor     float64
-	ForceSnapshotSync      bool
+	CommitLogCount     int
+	SnapshotSizeFactor float64
+	ForceSnapshotSync  bool
+	// InitialZxid is zookeeper.testingonly.initialZxid: the counter a
+	// new leader's zxids start from (-1: 0), for testing the counter's
+	// rollover as Java allows.
+	InitialZxid            int64
 	SkipACL                bool          // skipACL=yes
 	ForceSync              bool          // forceSync (not "no")
 	FsyncWarning           time.Duration // fsync.warningthresholdms
@@ -247,6 +251,7 @@ func Defaults() *Config {
 		SessionlessCnxnTimeout:  10 * time.Second,
 		SnapCount:               100000,
 		CommitLogCount:          500,
+		InitialZxid:             -1,
 		SnapshotSizeFactor:      0.33,
 		ForceSync:               true,
 		FsyncWarning:            time.Second,

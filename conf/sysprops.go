@@ -93,6 +93,13 @@ func (c *Config) applySystemProperties() error {
 	c.sysInt(&c.GlobalOutstandingLimit, zk("globalOutstandingLimit"))
 	c.sysInt(&c.SnapCount, zk("snapCount"))
 	c.sysInt(&c.CommitLogCount, zk("commitLogCount"))
+	if p, ok := c.sysLookup(zk("testingonly.initialZxid")); ok {
+		v, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
+		if err != nil || v < 0 || v > 0xffffffff {
+			return c.errorAt(p, "initialZxid %q is not a counter from 0 to 4294967295", p.Value)
+		}
+		c.InitialZxid = v
+	}
 	c.sysBool(&c.ForceSnapshotSync, zk("forceSnapshotSync"))
 	if p, ok := c.sysLookup(zk("snapshotSizeFactor")); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p.Value), 64)

@@ -68,6 +68,9 @@ type NodeInfo struct {
 	NumChildren int32
 	ACL         []proto.ACL
 	DataLength  int32
+	// Data is the node's data, shared with the tree (never written to):
+	// what a digest of the node's next state is computed over.
+	Data []byte
 }
 
 // Tree is the data tree. The zero value is not usable; call New.
@@ -429,7 +432,25 @@ func (t *Tree) Node(path string) (NodeInfo, bool) {
 		NumChildren: int32(t.numChildren(n)),
 		ACL:         t.acls.slots[n.acl].acl,
 		DataLength:  int32(n.dataLen()),
+		Data:        t.dataOf(n),
 	}, true
+}
+
+// NodeDigestOf is the digest of the node at path as the tree holds it (0
+// for none, or one under /zookeeper/), for predicting the tree's digest
+// after a txn not yet applied.
+func (t *Tree) NodeDigestOf(path string) int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if !t.opts.DigestEnabled {
+		return 0
+	}
+	n := t.lookup(path)
+	if n == nil {
+		return 0
+	}
+	s := n.persisted()
+	return NodeDigest(path, t.dataOf(n), &s)
 }
 
 // GetData returns a node's data (shared, never modified by the tree; nil

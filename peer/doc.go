@@ -5,10 +5,16 @@
 // Member is the whole member: it elects through an Elector, then follows
 // or observes the leader elected with FollowLeader, carrying out the
 // learner's actions on the server (server.Server's learner methods behind
-// serverStore), and when the leader is lost it stops the server's serving
-// (which reloads the tree from the log) and elects again. A member elected
-// leader steps down after initLimit ticks and elects again: leading is not
-// built yet.
+// serverStore), or leads (lead, leader.go): it listens on the quorum port
+// and drives zab.Leader from one loop, whose inputs are the learners'
+// packets (each learner link has a reader and a writer goroutine and an
+// unbounded send queue, leaderconn.go), the server's proposals and log
+// reports (the server's LeaderSink), and ticks every half tickTime; its
+// outputs go to the links (packets, SNAP streams of the live tree), to the
+// server (commits, learners' requests, session touches and
+// revalidations) and to the epoch files. When a role ends the member stops
+// the server's serving (which reloads the tree from the log) and elects
+// again.
 //
 // The Elector runs fle's pure election over the election port
 // (quorum/electionport), owning the timers Java's FastLeaderElection runs

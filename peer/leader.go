@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +39,8 @@ const (
 	evPropose
 	evLogged
 	evSyncReached
+	evRolledOver
+	evSnapSent
 )
 
 // eventQueue is the leader loop's inbox: unbounded, so that the write
@@ -80,6 +81,8 @@ func (s leaderSink) Propose(zxid int64, data []byte) {
 
 func (s leaderSink) Logged(zxid int64) { s.q.push(leaderEvent{kind: evLogged, zxid: zxid}) }
 
+func (s leaderSink) RolledOver() { s.q.push(leaderEvent{kind: evRolledOver}) }
+
 // committedWindow is the leader's in-memory log of the newest committed
 // txns (Java's committedLog, zookeeper.commitLogCount of them), from
 // which a learner a little behind gets a DIFF.
@@ -101,52 +104,6 @@ func (w *committedWindow) add(zxid int64, data []byte) {
 		}
 		w.zxids = append(w.zxids[:0], w.zxids[n:]...)
 	}
-}
-
-// errSeeded ends the scan that seeds the window.
-var errSeeded = errors.New("seeded")
-
-// seed fills the window, as a leader starts, with the newest txns the
-// server logged up to the last one it applied: Java's leader holds them
-// in its committedLog (every txn it replayed at start, and every txn it
-// committed as a follower), so a learner that missed a few txns before
-// this leader was elected still gets a DIFF from memory. A DIFF needs
-// the window without a gap, and the log has gaps where the server took
-// a snapshot from its leader; within an epoch zxids follow one another,
-// so a gap shows there and the window keeps only what follows it. Txns
-// of earlier epochs are left out, as a gap before an epoch's first txn
-// cannot be seen: a learner that far behind gets a DIFF from the txn log
-// or a snapshot.
-func (w *committedWindow) seed(srv *server.Server) error {
-	last := srv.LastZxid()
-	if w.max <= 0 || last&0xffffffff == 0 {
-		return nil
-	}
-	from := max(last&^0xffffffff+1, last-int64(w.max)+1)
-	prev := from - 1
-	err := srv.Store().Log().Replay(from, func(zxid int64, data []byte) error {
-		if zxid > last {
-			return errSeeded
-		}
-		if zxid != prev+1 {
-			w.reset()
-		}
-		prev = zxid
-		w.add(zxid, bytes.Clone(data))
-		return nil
-	})
-	if err == errSeeded {
-		err = nil
-	}
-	if err != nil || prev != last {
-		w.reset()
-	}
-	return err
-}
-
-func (w *committedWindow) reset() {
-	w.zxids = w.zxids[:0]
-	clear(w.data)
 }
 
 // leaderLog is zab.LeaderLog over the server and the window.
@@ -221,10 +178,15 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 	m.srv.SetLeader(m.self.ID, addr.Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	window := &committedWindow{max: m.commitLogCount, data: map[int64][]byte{}}
-	if err := window.seed(m.srv); err != nil {
-		// Learners behind the window get their txns from the log or a
-		// snapshot instead.
-		m.log.Warn().Err(err).Msg("the committed log starts empty: reading the txn log failed")
+	// Java's committed log holds the newest txns of the log from the
+	// start: a learner a little behind a new leader gets a DIFF.
+	recent, err := m.srv.RecentTxns(m.commitLogCount)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	for _, t := range recent {
+		window.add(t.Zxid, t.Data)
 	}
 	llog := &leaderLog{srv: m.srv, window: window, forceSnap: m.forceSnapSync, sizeFactor: m.snapshotSizeFactor}
 	l, err := zab.Lead(zab.LeaderConfig{
@@ -242,7 +204,8 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 		ln.Close()
 		return err
 	}
-	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window}
+	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
+		sids: map[int64]int64{}}
 	return run.run(ctx)
 }
 
@@ -255,6 +218,9 @@ type leaderLoop struct {
 	window *committedWindow
 	nextID int64
 	wg     sync.WaitGroup
+	// sids are the server ids the learners named in their
+	// FOLLOWERINFO or OBSERVERINFO, for the log lines.
+	sids map[int64]int64
 }
 
 func (r *leaderLoop) run(ctx context.Context) (err error) {
@@ -342,6 +308,11 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		if _, ok := r.links[e.conn]; !ok {
 			return nil
 		}
+		if t := zab.PacketType(e.packet.Type); t == zab.FollowerInfo || t == zab.ObserverInfo {
+			if info, ok := zab.LearnerInfoOf(e.packet.Data); ok {
+				r.sids[e.conn] = info.Serverid
+			}
+		}
 		l.Applied(r.m.srv.LastZxid())
 		return r.do(l.Receive(e.conn, e.packet))
 	case evGone:
@@ -349,6 +320,7 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 			r.m.log.Info().Int64("connection", e.conn).Err(e.err).Msg("learner connection lost")
 			k.close()
 			delete(r.links, e.conn)
+			delete(r.sids, e.conn)
 			l.Disconnect(e.conn)
 		}
 		return nil
@@ -364,6 +336,11 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		return r.do(l.LocalLogged(e.zxid))
 	case evSyncReached:
 		return r.do(l.Sync(e.conn))
+	case evSnapSent:
+		r.l.SnapshotSent(e.conn)
+		return nil
+	case evRolledOver:
+		return fmt.Errorf("%w: %v", ErrSteppedDown, zab.ErrZxidRollover)
 	}
 	return nil
 }
@@ -380,9 +357,13 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 		case zab.LeadSend:
 			if k := r.links[a.Conn]; k != nil {
 				k.send(outItem{packet: a.Packet})
-				switch zab.PacketType(a.Packet.Type) {
-				case zab.Diff:
-					m.srv.Metrics().DiffCount.Add(1)
+				switch t := zab.PacketType(a.Packet.Type); t {
+				case zab.Diff, zab.Trunc:
+					if t == zab.Diff {
+						m.srv.Metrics().DiffCount.Add(1)
+					}
+					m.log.Info().Int64("learner", r.sids[a.Conn]).Str("mode", t.String()).
+						Str("zxid", fmt.Sprintf("0x%x", a.Packet.Zxid)).Msg("syncing a learner")
 				}
 			}
 		case zab.LeadSendSnap:
@@ -392,8 +373,17 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				// decided: the txns between the two reach the learner
 				// both in the stream and after it, which converges.
 				ss := m.srv.StartSnapStream()
+				conn, sid, events, log := a.Conn, r.sids[a.Conn], r.events, m.log
+				log.Info().Int64("learner", sid).Str("mode", "SNAP").Str("zxid", fmt.Sprintf("0x%x", a.Packet.Zxid)).
+					Msg("syncing a learner")
 				k.send(outItem{packet: a.Packet}, outItem{snap: func(w io.Writer) error {
-					_, err := ss.WriteTo(w)
+					began := time.Now()
+					n, err := ss.WriteTo(w)
+					if err == nil {
+						log.Info().Int64("learner", sid).Int64("bytes", n).Dur("tookMs", time.Since(began)).
+							Msg("snapshot sent to a learner")
+						events.push(leaderEvent{kind: evSnapSent, conn: conn})
+					}
 					return err
 				}})
 			}
@@ -412,7 +402,11 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				return err
 			}
 		case zab.LeadStartServing:
-			if err := m.srv.StartLeading(server.Leading{Sink: leaderSink{r.events}, Epoch: a.Epoch}); err != nil {
+			initial := int64(0)
+			if m.cfg.InitialZxid >= 0 {
+				initial = m.cfg.InitialZxid
+			}
+			if err := m.srv.StartLeading(server.Leading{Sink: leaderSink{r.events}, Epoch: a.Epoch, InitialCounter: initial}); err != nil {
 				return err
 			}
 			m.elector.UpdatePeerEpoch(a.Epoch)

@@ -16,6 +16,9 @@ type changeRecord struct {
 	path    string
 	deleted bool
 	node    db.NodeInfo
+	// With the digest on: the node's digest once the change is applied
+	// (0 when deleted), and the tree's (Java's PrecalculatedDigest).
+	nodeDigest, treeDigest int64
 }
 
 // outstandingChanges is the ordered list of change records not yet applied,
@@ -28,6 +31,9 @@ type changeRecord struct {
 // so a steady stream of writes appends without allocating.
 type outstandingChanges struct {
 	tree *db.Tree
+	// digests: precalculate the tree's digest after each change, for the
+	// txn digests Java's leader and log carry (zookeeper.digest.enabled).
+	digests bool
 
 	mu      sync.Mutex
 	records []*changeRecord
@@ -41,7 +47,7 @@ type outstandingChanges struct {
 const compactAfter = 1024
 
 func newOutstandingChanges(tree *db.Tree) *outstandingChanges {
-	return &outstandingChanges{tree: tree, byPath: map[string]*changeRecord{}}
+	return &outstandingChanges{tree: tree, byPath: map[string]*changeRecord{}, digests: tree.DigestEnabled()}
 }
 
 // canonical maps the root's two names to one key.
@@ -71,6 +77,9 @@ func (o *outstandingChanges) lookup(path string) (db.NodeInfo, bool) {
 func (o *outstandingChanges) add(rec *changeRecord) {
 	rec.path = canonical(rec.path)
 	o.mu.Lock()
+	if o.digests {
+		o.precalculateDigest(rec)
+	}
 	if invariants.Enabled && len(o.records) > o.head {
 		// applied drops records from the front up to a zxid: a record
 		// behind a newer one would outlive its txn.
@@ -82,6 +91,39 @@ func (o *outstandingChanges) add(rec *changeRecord) {
 	o.records = append(o.records, rec)
 	o.byPath[rec.path] = rec
 	o.mu.Unlock()
+}
+
+// precalculateDigest sets rec's node and tree digests, as Java's
+// PrepRequestProcessor.precalculateDigest does: the tree's digest after
+// the outstanding changes, less the node's digest before rec, plus its
+// digest after. o.mu is held.
+func (o *outstandingChanges) precalculateDigest(rec *changeRecord) {
+	var before int64
+	if prev := o.byPath[rec.path]; prev != nil {
+		before = prev.nodeDigest
+	} else {
+		before = o.tree.NodeDigestOf(rec.path)
+	}
+	rec.nodeDigest = 0
+	if !rec.deleted {
+		rec.nodeDigest = db.NodeDigest(rec.path, rec.node.Data, &rec.node.Stat)
+	}
+	rec.treeDigest = o.treeDigestLocked() - before + rec.nodeDigest
+}
+
+// treeDigest is the tree's digest once every outstanding change is
+// applied: the newest record's, or the tree's own with none.
+func (o *outstandingChanges) treeDigest() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.treeDigestLocked()
+}
+
+func (o *outstandingChanges) treeDigestLocked() int64 {
+	if n := len(o.records); n > o.head {
+		return o.records[n-1].treeDigest
+	}
+	return o.tree.Digest()
 }
 
 // applied drops the records of every txn up to zxid.

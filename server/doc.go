@@ -46,4 +46,15 @@
 // leader; learners expire no session and reap no container. StopServing
 // closes every client and reloads the tree from the log; TruncateLog and
 // LoadSnapStream carry out TRUNC and SNAP.
+//
+// As the leader (leader.go, StartLeading) the write loop runs as it does
+// standalone with another commit source: each batch is proposed through
+// the peer's LeaderSink as it goes to the log, the leader's own ACK is its
+// fsync (LeaderSink.Logged), and a batch is applied and answered once
+// Committed covers it. Learners' requests (SubmitLearnerRequest) are
+// prepared in arrival order with the local writes, with their clients'
+// identities; prep checks every client request's session as Java does
+// (SESSIONEXPIRED, SESSIONMOVED against its owner); the leader expires
+// and reaps for the whole ensemble. snapstream.go writes the SNAP stream
+// of the live tree and reads logged txns for a DIFF from the log.
 package server

@@ -19,6 +19,10 @@ type LeaderSink interface {
 	Propose(zxid int64, data []byte)
 	// Logged reports the leader's own log durable up to zxid: its ACK.
 	Logged(zxid int64)
+	// RolledOver says prep has no zxid left in this epoch (the counter
+	// would reach 0xffffffff): the leader must step down, so that an
+	// election starts a new epoch, as Java's does.
+	RolledOver()
 }
 
 // errRoleEnded ends a leader's write loop when its role ends with
@@ -35,10 +39,17 @@ type leaderRun struct {
 	done chan struct{} // closed when the write loop has ended
 	bg   sync.WaitGroup
 
+	rollOnce sync.Once
+
 	mu        sync.Mutex
 	cond      *sync.Cond
 	committed int64
 	stopped   bool
+}
+
+// rolledOver tells the peer, once, that the zxids of this epoch ran out.
+func (lr *leaderRun) rolledOver() {
+	lr.rollOnce.Do(lr.sink.RolledOver)
 }
 
 // waitCommitted returns once zxid is committed, or errRoleEnded when the
@@ -58,8 +69,10 @@ func (lr *leaderRun) waitCommitted(zxid int64) error {
 // Leading is what StartLeading needs.
 type Leading struct {
 	Sink LeaderSink
-	// Epoch is the new epoch: the first txn is Epoch<<32 | 1.
-	Epoch int64
+	// Epoch is the new epoch: the first txn is Epoch<<32 | 1, or
+	// Epoch<<32 | InitialCounter+1 (zookeeper.testingonly.initialZxid).
+	Epoch          int64
+	InitialCounter int64
 }
 
 // StartLeading serves clients as the leader: writes are prepared here
@@ -75,8 +88,15 @@ func (s *Server) StartLeading(l Leading) error {
 	}
 	lr := &leaderRun{sink: l.Sink, self: s.cfg.ServerID, stop: make(chan struct{}), done: make(chan struct{})}
 	lr.cond = sync.NewCond(&lr.mu)
+	// Java's leader sets its tree's last processed zxid to the new
+	// epoch's first ("starting up and setting last processed zxid"): the
+	// zxid srvr reports, the one learners are synced against and the one
+	// its next election proposes.
+	if start := l.Epoch << 32; s.tree.LastProcessedZxid() < start {
+		s.tree.SetLastProcessedZxid(start)
+	}
 	lr.committed = s.tree.LastProcessedZxid()
-	s.prep.lastZxid = l.Epoch << 32
+	s.prep.lastZxid = l.Epoch<<32 | (l.InitialCounter & 0xffffffff)
 	// Java's leader tracks every session the tree holds, each given a
 	// full timeout from now; their owners are unknown until their
 	// clients or learners speak up.

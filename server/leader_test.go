@@ -21,7 +21,10 @@ type quorumSink struct {
 	proposals []int64
 	logged    int64
 	hold      bool // no quorum: nothing commits
+	rolled    chan struct{}
 }
+
+func (q *quorumSink) RolledOver() { close(q.rolled) }
 
 func (q *quorumSink) Propose(zxid int64, data []byte) {
 	q.mu.Lock()
@@ -50,10 +53,14 @@ func binaryZxid(data []byte) int64 {
 }
 
 func startLeader(t *testing.T, hold bool) (*Server, *quorumSink) {
+	return startLeaderAt(t, hold, 0)
+}
+
+func startLeaderAt(t *testing.T, hold bool, initialCounter int64) (*Server, *quorumSink) {
 	t.Helper()
 	s := startTestServer(t, t.TempDir(), func(c *Config) { c.Ensemble = true; c.ServerID = 3 })
-	q := &quorumSink{s: s, hold: hold}
-	if err := s.StartLeading(Leading{Sink: q, Epoch: 4}); err != nil {
+	q := &quorumSink{s: s, hold: hold, rolled: make(chan struct{})}
+	if err := s.StartLeading(Leading{Sink: q, Epoch: 4, InitialCounter: initialCounter}); err != nil {
 		t.Fatal(err)
 	}
 	return s, q
@@ -182,5 +189,28 @@ func TestLeaderTouchesKeepOwners(t *testing.T) {
 	s.TouchSessions(map[int64]int32{c.SessionID(): 4000})
 	if _, err := c.Create("/mine", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create after a learner's touch: %v", err)
+	}
+}
+
+// TestLeaderZxidRollover: with zookeeper.testingonly.initialZxid near the
+// counter's end, the write that would take its last value is not
+// prepared, and the leader is told to step down, as Java's leader does.
+func TestLeaderZxidRollover(t *testing.T) {
+	s, q := startLeaderAt(t, false, 0xfffffffc)
+	c, _ := connect(t, s) // createSession: 0x4fffffffd
+	if _, err := c.Create("/last", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if z := s.LastZxid(); z != 4<<32|0xfffffffe {
+		t.Fatalf("last zxid 0x%x, want 0x4fffffffe", z)
+	}
+	go c.Create("/never", nil, 0, zk.WorldACL(zk.PermAll))
+	select {
+	case <-q.rolled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the leader was not told its zxids ran out")
+	}
+	if _, _, ok := s.Tree().Exists("/never"); ok {
+		t.Fatal("a write past the counter's end was applied")
 	}
 }

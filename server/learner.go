@@ -670,9 +670,3 @@ func (s *Server) treeOptions() db.Options {
 
 // Store is the server's data directory: the peer keeps its epochs there.
 func (s *Server) Store() *persistence.Store { return s.store }
-
-// forwardsSync reports whether a frame with op is a sync this server
-// sends through its leader.
-func (s *Server) forwardsSync(op proto.OpCode) bool {
-	return op == proto.OpSync && s.learner.Load() != nil
-}

@@ -429,6 +429,14 @@ func (s *Server) apply(r *request) {
 		s.applyMu.Lock()
 		r.result.Events = r.w.events[:0]
 		s.tree.ApplyTo(r.txn, &r.result)
+		if invariants.Enabled && r.txn.Digest != nil && !r.remote && s.cfg.DigestEnabled {
+			// Prep's precalculated digest is what the tree now holds:
+			// Java followers and recovery compare the two.
+			if got := s.tree.Digest(); got != r.txn.Digest.TreeDigest {
+				invariants.Violated("final stage: txn 0x%x (type %d) carries digest %d, the tree has %d after applying it",
+					r.txn.Header.Zxid, r.txn.Header.Type, r.txn.Digest.TreeDigest, got)
+			}
+		}
 		for _, ev := range r.result.Events {
 			s.watches.Trigger(ev.Type, ev.Path, ev.ACL)
 		}
@@ -501,7 +509,7 @@ func (s *Server) drain(sess *session) {
 // replyWrite answers an applied write.
 func (s *Server) replyWrite(r *request) {
 	c := r.conn
-	if c == nil || r.op == proto.OpCheck {
+	if c == nil || r.op == proto.OpCheck || r.dropped {
 		return
 	}
 	zxid := r.zxid

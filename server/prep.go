@@ -15,6 +15,9 @@ type prepStage struct {
 	changes *outstandingChanges
 	// lastZxid is the zxid given to the newest txn; only prep touches it.
 	lastZxid int64
+	// now is the time of the txn being prepared (wall-clock ms): a new
+	// node's ctime and mtime, a set node's mtime, in its change record.
+	now int64
 	reader   jute.Reader
 
 	// The decoded requests of the commonest writes, reused from write to
@@ -34,6 +37,7 @@ type prepFailure struct{ code proto.ErrCode }
 // consuming a zxid (except for multi), as in Java. now is the txn's time,
 // wall-clock milliseconds.
 func (p *prepStage) prepare(r *request, now int64) {
+	p.now = now
 	if r.op == proto.OpCreateSession {
 		p.lastZxid++
 		to := &proto.CreateSessionTxn{TimeOut: r.sessionTimeout}
@@ -48,6 +52,13 @@ func (p *prepStage) prepare(r *request, now int64) {
 			}
 			p.srv.tracker.setOwner(p.srv.tracker.add(r.sid, r.sessionTimeout), owner)
 		}
+		return
+	}
+	if lr := p.srv.leading.Load(); lr != nil && uint32(p.lastZxid+1) == 0xffffffff {
+		// Java's leader refuses to propose the counter's last value and
+		// gives up leading; the request is dropped with its connection.
+		r.dropped = true
+		lr.rolledOver()
 		return
 	}
 	if r.syncReached != nil {
@@ -114,6 +125,13 @@ func (p *prepStage) setTxn(r *request, now int64, typ proto.OpCode, body jute.Re
 	w.txn = proto.TxnEntry{
 		Header: proto.TxnHeader{ClientId: r.sid, Cxid: r.xid, Zxid: p.lastZxid, Time: now, Type: int32(typ)},
 		Body:   body,
+	}
+	if p.changes.digests && typ != proto.OpError {
+		// The tree's digest once this txn is applied, as Java's prep
+		// puts it in every txn but a failed one: followers and recovery
+		// check it.
+		w.digest = proto.TxnDigest{Version: proto.DigestVersion, TreeDigest: p.changes.treeDigest()}
+		w.txn.Digest = &w.digest
 	}
 	r.txn = &w.txn
 	r.zxid = p.lastZxid
@@ -326,8 +344,8 @@ func (p *prepStage) checkCreate(r *request, zxid int64, op proto.OpCode, path st
 	parent.NumChildren++
 	p.addChange(r, changeRecord{zxid: zxid, path: parentPath, node: parent})
 	p.addChange(r, changeRecord{zxid: zxid, path: path, node: db.NodeInfo{
-		Stat: proto.StatPersisted{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, EphemeralOwner: owner},
-		ACL:  fixed, DataLength: int32(len(data)),
+		Stat: proto.StatPersisted{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: p.now, Mtime: p.now, EphemeralOwner: owner},
+		ACL:  fixed, DataLength: int32(len(data)), Data: data,
 	}})
 	return typ, body, proto.ErrOK
 }
@@ -390,7 +408,9 @@ func (p *prepStage) checkSetData(r *request, zxid int64, req *proto.SetDataReque
 	newVersion := checkVersionMatch(node.Stat.Version, req.Version)
 	node.Stat.Version = newVersion
 	node.Stat.Mzxid = zxid
+	node.Stat.Mtime = p.now
 	node.DataLength = int32(len(req.Data))
+	node.Data = req.Data
 	p.addChange(r, changeRecord{zxid: zxid, path: req.Path, node: node})
 	w := r.write()
 	w.setData = proto.SetDataTxn{Path: req.Path, Data: req.Data, Version: newVersion}

@@ -24,6 +24,7 @@ type request struct {
 	fromLearner bool
 	owner       int64
 	syncReached func() // a learner's sync: called when prep reaches it
+	dropped     bool   // not prepared: the leader's zxids ran out
 	// viaLeader marks a sync a learner sends through its leader: it
 	// waits in its session's queue as a write does.
 	viaLeader bool
@@ -54,6 +55,7 @@ type request struct {
 // carries the unused room; a read answered at once allocates no request.
 type writeState struct {
 	txn     proto.TxnEntry
+	digest  proto.TxnDigest
 	create  proto.CreateTxn
 	setData proto.SetDataTxn
 	recs    [2]changeRecord

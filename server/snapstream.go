@@ -1,9 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/persistence"
@@ -29,7 +31,7 @@ type SnapStream struct {
 	walk     *db.FuzzyWalk
 	sessions []proto.SnapshotSession
 	acls     []proto.ACLCacheEntry
-	// Placeholders counts the nodes written with OPEN_ACL_UNSAFE in place
+	// placeholders counts the nodes written with OPEN_ACL_UNSAFE in place
 	// of an ACL list set after the stream began (see WriteTo).
 	placeholders int
 	// skipped counts the nodes created after the stream began, which the
@@ -40,12 +42,21 @@ type SnapStream struct {
 
 // StartSnapStream begins a SNAP stream at the tree's last processed zxid.
 // The session table and the ACL map are taken now; the nodes are copied as
-// WriteTo walks them.
+// WriteTo walks them. The tree must not be replaced (LoadSnapStream,
+// TruncateLog: a learner's steps, never a leader's) until WriteTo is
+// done.
 func (s *Server) StartSnapStream() *SnapStream {
 	walk := s.tree.StartFuzzyWalk()
 	// Both after the walk began, so that they hold every txn up to its
 	// zxid; what they hold of later txns the learner's replay settles.
-	return &SnapStream{s: s, walk: walk, sessions: s.tree.SessionList(), acls: s.tree.ACLCache()}
+	sessions := s.tree.SessionList()
+	// By id, so that the bytes do not depend on Go's map order:
+	// EncodeSnapStream keeps this order among the sessions of one hash
+	// bucket, where Java keeps its session table's, which for the
+	// sessions of one server is often their creation order, the order
+	// of their ids.
+	slices.SortFunc(sessions, func(a, b proto.SnapshotSession) int { return cmp.Compare(a.Id, b.Id) })
+	return &SnapStream{s: s, walk: walk, sessions: sessions, acls: s.tree.ACLCache()}
 }
 
 // Zxid is the zxid the stream began at: the SNAP packet's, and the last
@@ -69,10 +80,13 @@ var errSnapStreamUsed = errors.New("server: a SNAP stream is written once")
 // its subtree, since its create is among the txns the learner applies
 // next; and a node whose ACL list was set after the ACL map was taken (an
 // id the map, written first, does not hold) is written with
-// OPEN_ACL_UNSAFE, which the setACL txn after Zxid then replaces. Java's
-// leader writes such a node with an id its learner does not know: the
-// learner's load logs "Ignoring acl" and the node then has no usable ACL.
-// The learner serves no client before it has applied those txns.
+// OPEN_ACL_UNSAFE, which the setACL txn after Zxid then replaces. The
+// learner serves no client before it has applied those txns. Java's
+// leader writes both with an id its learner does not know: the load logs
+// "Ignoring acl", reading the node's ACL fails ("Failed to fetch acls")
+// and, for a node created during the walk, whose create the learner then
+// finds done, stays so until the learner's cache gives that id to the
+// next new list, which the node then has.
 func (ss *SnapStream) WriteTo(w io.Writer) (int64, error) {
 	if ss.used {
 		return 0, errSnapStreamUsed
@@ -268,7 +282,10 @@ func checkLogReaches(log *persistence.TxnLog, zxid int64) error {
 	if err != nil {
 		return err
 	}
-	if first == 0 || first > zxid {
+	if first == 0 {
+		return fmt.Errorf("%w: it is empty (purged before 0x%x)", ErrTxnsNotLogged, log.PurgedBefore())
+	}
+	if first > zxid {
 		return fmt.Errorf("%w: it starts at 0x%x, after 0x%x (purged before 0x%x)", ErrTxnsNotLogged, first, zxid, log.PurgedBefore())
 	}
 	return nil

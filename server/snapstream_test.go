@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/gozk/gozk/compat/javaprog"
 	"github.com/gozk/gozk/db"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
@@ -473,4 +478,144 @@ func TestTxnLogSyncLimit(t *testing.T) {
 	if info.Bytes < 50*60 {
 		t.Errorf("the snapshot of 200 nodes of 60 bytes is %d bytes", info.Bytes)
 	}
+}
+
+// TestSnapStreamJavaLearner: Java 3.8.0's own ZKDatabase.deserializeSnapshot
+// loads gozk's streams, a quiet one and one written while clients write,
+// into the tree gozk loads from the same bytes: the same nodes with the
+// same stats, data lengths and ACLs, and the same digest; for the quiet
+// one, that is the server's digest.
+func TestSnapStreamJavaLearner(t *testing.T) {
+	prog := javaprog.Compile(t, "SnapStreamLearner", javaprog.ZooKeeperJars, "testdata/javalearner/SnapStreamLearner.java")
+	s := startTestServer(t, t.TempDir(), nil)
+	c, _ := connect(t, s)
+	leaves := createTree(t, c, 200, 1200)
+	if _, err := c.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermRead)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create("/empty", []byte{}, 0, zk.DigestACL(zk.PermAll, "u", "p")); err != nil {
+		t.Fatal(err)
+	}
+
+	var quiet bytes.Buffer
+	zxid, err := s.WriteSnapStream(&quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	java := runJavaLearner(t, prog, quiet.Bytes())
+	gozk := describeSnapStream(t, s, quiet.Bytes(), zxid)
+	compareLearners(t, "quiet", java, gozk)
+	if want := fmt.Sprint(s.tree.Digest()); java.digest != want {
+		t.Errorf("Java's learner has digest %s, the server %s", java.digest, want)
+	}
+
+	writer, _ := connect(t, s)
+	var ops atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		churn(writer, leaves, &ops, stop)
+	}()
+	out := &pacedWriter{ops: &ops, each: 30}
+	zxid, err = s.WriteSnapStream(out)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareLearners(t, "live", runJavaLearner(t, prog, out.buf.Bytes()), describeSnapStream(t, s, out.buf.Bytes(), zxid))
+}
+
+// learnerView is what a learner loaded from a stream: the node count
+// (Java's, which counts the root twice, under "" and "/"), the digest,
+// the session count and a line per node.
+type learnerView struct {
+	nodeCount, digest, sessions string
+	nodes                       map[string]string
+}
+
+func runJavaLearner(t *testing.T, prog *javaprog.Program, stream []byte) learnerView {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "snapstream.bin")
+	if err := os.WriteFile(file, stream, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(prog.Java, "-Xmx256m", "-cp", strings.Join(prog.Classpath, ":"), prog.Main, file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("Java's learner: %v\n%s", err, out)
+	}
+	v := learnerView{nodes: map[string]string{}}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		key, rest, _ := strings.Cut(line, " ")
+		switch key {
+		case "nodecount":
+			v.nodeCount = rest
+		case "digest":
+			v.digest = rest
+		case "sessions":
+			v.sessions = rest
+		case "node":
+			path, _, _ := strings.Cut(rest, " ")
+			v.nodes[path] = rest
+		default:
+			t.Fatalf("Java's learner says %q", line)
+		}
+	}
+	return v
+}
+
+// describeSnapStream is learnerView for gozk's load of the stream, in
+// the Java program's format.
+func describeSnapStream(t *testing.T, s *Server, stream []byte, zxid int64) learnerView {
+	t.Helper()
+	tree, info := loadSnapStreamTree(t, s, stream, zxid)
+	v := learnerView{
+		nodeCount: fmt.Sprint(info.Nodes + 1),
+		digest:    fmt.Sprint(tree.Digest()),
+		sessions:  fmt.Sprint(len(tree.Sessions())),
+		nodes:     map[string]string{},
+	}
+	err := tree.Walk(func(path string, data []byte, acl []proto.ACL, st proto.StatPersisted) error {
+		if path == "" {
+			path = "/"
+		}
+		size := len(data)
+		if data == nil {
+			size = -1
+		}
+		var acls strings.Builder
+		for _, a := range acl {
+			fmt.Fprintf(&acls, " %d:%s:%s", a.Perms, a.Id.Scheme, a.Id.Id)
+		}
+		v.nodes[path] = fmt.Sprintf("%s %d %d %d %d %d %d %d %d %d %d%s", path, st.Czxid, st.Mzxid, st.Pzxid,
+			st.Ctime, st.Mtime, st.Version, st.Cversion, st.Aversion, st.EphemeralOwner, size, acls.String())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func compareLearners(t *testing.T, name string, java, gozk learnerView) {
+	t.Helper()
+	if java.nodeCount != gozk.nodeCount || java.digest != gozk.digest || java.sessions != gozk.sessions {
+		t.Errorf("%s: Java's learner has %s nodes, digest %s, %s sessions; gozk's %s, %s, %s", name,
+			java.nodeCount, java.digest, java.sessions, gozk.nodeCount, gozk.digest, gozk.sessions)
+	}
+	bad := 0
+	for path, g := range gozk.nodes {
+		if j := java.nodes[path]; j != g {
+			t.Errorf("%s: Java's learner has\n\t%q\ngozk's\n\t%q", name, j, g)
+			if bad++; bad > 5 {
+				return
+			}
+		}
+	}
+	if len(java.nodes) != len(gozk.nodes) {
+		t.Errorf("%s: Java's learner has %d nodes, gozk's %d", name, len(java.nodes), len(gozk.nodes))
+	}
+	t.Logf("%s: %s nodes, digest %s, %s sessions, as gozk loads them", name, java.nodeCount, java.digest, java.sessions)
 }

@@ -64,6 +64,7 @@ const (
 	// them, then the string "BenWasHere"; only then the packets of the
 	// actions that follow for Conn. Packet.Zxid is the tree's last
 	// processed zxid when the sync was decided (the dump may be fuzzy).
+	// Call SnapshotSent once it is written.
 	LeadSendSnap
 	// LeadClose: close Conn (Reason says why; log it). The leader has
 	// forgotten the connection: do not call Disconnect for it.
@@ -74,7 +75,9 @@ const (
 	LeadPersistCurrentEpoch
 	// LeadStartServing: a quorum acknowledged NEWLEADER. Start the
 	// leader's pipeline: its last committed zxid is Zxid (Epoch<<32), the
-	// next txn gets Zxid+1; answer looking servers with peer epoch Epoch.
+	// next txn gets Zxid+1, and the tree's last processed zxid becomes
+	// Zxid (as Java's startZkServer sets it); answer looking servers with
+	// peer epoch Epoch.
 	LeadStartServing
 	// LeadStepDown: stop leading (Reason says why): close every learner
 	// connection, stop the pipeline, go back to electing. The Leader
@@ -271,6 +274,7 @@ type Leader struct {
 	order    []int64 // connections in the order they came
 
 	lastProposed, lastCommitted int64
+	localLogged                 int64             // the leader's own log is durable up to here
 	outstanding                 []*leaderProposal // in zxid order
 	toBeApplied                 []*leaderProposal // committed, not yet reported applied
 	pendingSyncs                map[int64][]int64 // zxid -> connections waiting for it
@@ -401,6 +405,13 @@ func (l *Leader) Disconnect(conn int64) {
 		return
 	}
 	l.endSync(lc)
+	for zxid, conns := range l.pendingSyncs {
+		if conns = slices.DeleteFunc(conns, func(c int64) bool { return c == conn }); len(conns) == 0 {
+			delete(l.pendingSyncs, zxid)
+		} else {
+			l.pendingSyncs[zxid] = conns
+		}
+	}
 	delete(l.learners, conn)
 	l.order = slices.DeleteFunc(l.order, func(c int64) bool { return c == conn })
 }
@@ -707,7 +718,6 @@ func (l *Leader) upToDate(lc *learnerConn, out *[]LeaderAction) {
 	*out = append(*out, sendTo(lc.conn, UpToDate, -1, nil))
 	lc.state = hsBroadcast
 	lc.readSince = l.halfTicks
-	lc.ackDeadline = l.tick + l.cfg.SyncLimit
 	for _, zxid := range lc.held {
 		*out = append(*out, sendTo(lc.conn, Commit, zxid, nil))
 	}
@@ -853,15 +863,22 @@ func (l *Leader) Propose(zxid int64, data []byte) ([]LeaderAction, error) {
 			lc.check.proposed(zxid, l.halfTicks)
 		}
 	}
+	if zxid <= l.localLogged {
+		// The caller logged it before proposing it.
+		p.acks = l.addVoter(p.acks, l.cfg.ID)
+		l.tryCommit(&out)
+	}
 	return out, nil
 }
 
 // LocalLogged tells the leader that its own log holds every proposal up
-// to upTo durably: its own ACK for them.
+// to upTo durably: its own ACK for them (and for those proposed later up
+// to upTo, should the caller log a txn before proposing it).
 func (l *Leader) LocalLogged(upTo int64) []LeaderAction {
 	if l.phase != leaderServing {
 		return nil
 	}
+	l.localLogged = max(l.localLogged, upTo)
 	var out []LeaderAction
 	for _, p := range l.outstanding {
 		if p.zxid <= upTo {
@@ -895,6 +912,15 @@ func (l *Leader) Sync(conn int64) []LeaderAction {
 	}
 	l.pendingSyncs[l.lastProposed] = append(l.pendingSyncs[l.lastProposed], conn)
 	return nil
+}
+
+// SnapshotSent tells the leader that the snapshot of a LeadSendSnap is
+// written to conn: Java starts to wait for the NEWLEADER ACK (initLimit
+// ticks) only then, so a large tree does not use up the learner's time.
+func (l *Leader) SnapshotSent(conn int64) {
+	if lc, ok := l.learners[conn]; ok && lc.state == hsAwaitNewLeaderAck {
+		lc.readSince = l.halfTicks
+	}
 }
 
 // RevalidateReply answers a LeadRevalidate.

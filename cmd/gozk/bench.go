@@ -27,7 +27,7 @@ func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "bench",
 		Usage:     "drive a ZooKeeper server (gozk or Apache) with a workload and report throughput and latency",
-		UsageText: "gozk bench [options]\n   gozk bench compare [options]",
+		UsageText: "gozk bench [options]\n   gozk bench compare [options]\n   gozk bench ensemble [options]",
 		Description: "Each session is one connection; in-flight is the number of requests it keeps outstanding\n" +
 			"(pipelined on that connection). Workloads:" + workloads,
 		Flags: []cli.Flag{
@@ -49,7 +49,7 @@ func benchCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
 		Action:      runBench,
-		Subcommands: []*cli.Command{benchCompareCommand()},
+		Subcommands: []*cli.Command{benchCompareCommand(), benchEnsembleCommand()},
 	}
 }
 

@@ -3,9 +3,11 @@ package zkfiles
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -172,27 +174,63 @@ func TestEncodeSnapStreamIsJavas(t *testing.T) {
 	}
 }
 
+// TestEncodeSnapStreamManyIsJavas: 300 sessions of three servers and an
+// ACL map whose ids run past the table Java copies it into come out in
+// Java's order from id order, the order gozk's server holds them in.
+func TestEncodeSnapStreamManyIsJavas(t *testing.T) {
+	raw, err := os.ReadFile("testdata/java-snapstream-many.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := decodeSnapStreamContents(t, raw)
+	bySession := func(a, b proto.SnapshotSession) int { return cmp.Compare(a.Id, b.Id) }
+	byACL := func(a, b proto.ACLCacheEntry) int { return cmp.Compare(a.Id, b.Id) }
+	if len(c.sessions) != 300 || len(c.acls) < 40 {
+		t.Fatalf("the fixture has %d sessions and %d ACL entries, want 300 and at least 40", len(c.sessions), len(c.acls))
+	}
+	if slices.IsSortedFunc(c.sessions, bySession) || slices.IsSortedFunc(c.acls, byACL) {
+		t.Fatal("Java wrote the sessions or the ACL map in id order: the fixture checks nothing")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(c.sessions), func(i, j int) { c.sessions[i], c.sessions[j] = c.sessions[j], c.sessions[i] })
+	rng.Shuffle(len(c.acls), func(i, j int) { c.acls[i], c.acls[j] = c.acls[j], c.acls[i] })
+	slices.SortFunc(c.sessions, bySession)
+	slices.SortFunc(c.acls, byACL)
+	var out bytes.Buffer
+	if err := c.encode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), raw) {
+		at := 0
+		for at < min(out.Len(), len(raw)) && out.Bytes()[at] == raw[at] {
+			at++
+		}
+		t.Fatalf("encoded %d bytes, Java wrote %d; first difference at offset %d", out.Len(), len(raw), at)
+	}
+}
+
 // TestEncodeSnapStreamJavaHashOrder: the order of a copied
-// HashMap<Long, V> for keys whose buckets collide and wrap, worked out by
-// hand from HashMap's rules (table of 8 for 5 entries).
+// HashMap<Long, V>, worked out by hand from HashMap's rules: hash(k) is
+// k ^ k>>>32, then h ^ h>>>16; the bucket is that & (capacity-1), and the
+// copy's capacity is len/0.75+1 rounded up to a power of two.
 func TestEncodeSnapStreamJavaHashOrder(t *testing.T) {
-	// hash(k) = (k ^ k>>>32), then h ^ h>>>16; bucket = that & 7.
-	keys := []int64{
-		0x0000000900000000, // 9 ^ 0 = 9 -> bucket 1
-		0x0000000000000003, // bucket 3
-		0x0000000000000011, // 17 -> bucket 1, after the first of bucket 1
-		0x0000000000010000, // 0x10000 ^ 1 -> bucket 1
-		-1,                 // 0xffffffff ^ 0xffffffff = 0 -> bucket 0
-	}
-	want := []int64{-1, 0x0000000900000000, 0x11, 0x10000, 3}
-	sessions := make([]proto.SnapshotSession, len(keys))
-	for i, k := range keys {
-		sessions[i] = proto.SnapshotSession{Id: k, Timeout: int32(i)}
-	}
-	sortJavaHashOrder(sessions, func(s *proto.SnapshotSession) int64 { return s.Id })
-	for i, s := range sessions {
-		if s.Id != want[i] {
-			t.Fatalf("order %x, want %x", sessions, want)
+	for _, tc := range []struct{ keys, want []int64 }{
+		// 5 entries: a table of 8. Buckets 1, 3, 1, 1 (0x10000 ^ 1),
+		// 0 (0xffffffff ^ 0xffffffff); bucket 1 keeps the given order.
+		{[]int64{0x0000000900000000, 3, 0x11, 0x10000, -1}, []int64{-1, 0x0000000900000000, 0x11, 0x10000, 3}},
+		// 6 entries: 6/0.75+1 = 9, a table of 16, where 9 is in bucket
+		// 9, after 2 (in a table of 8 it would be in bucket 1).
+		{[]int64{9, 2, 100, 101, 102, 103}, []int64{2, 100, 101, 102, 103, 9}},
+	} {
+		sessions := make([]proto.SnapshotSession, len(tc.keys))
+		for i, k := range tc.keys {
+			sessions[i] = proto.SnapshotSession{Id: k, Timeout: int32(i)}
+		}
+		sortJavaHashOrder(sessions, func(s *proto.SnapshotSession) int64 { return s.Id })
+		for i, s := range sessions {
+			if s.Id != tc.want[i] {
+				t.Fatalf("order %x, want %x", sessions, tc.want)
+			}
 		}
 	}
 }
