@@ -50,11 +50,12 @@ func (e *ensemble) requireSync(m *member, leader *member, want string) {
 	if len(own) == 0 || own[len(own)-1] != want {
 		e.t.Errorf("%v synced by %v according to its log, want %s last", m, own, want)
 	}
-	if leader.kind == Java {
-		seen := JavaLeaderSyncModes(leader.log(), m.id)
-		if len(seen) == 0 || seen[len(seen)-1] != want {
-			e.t.Errorf("the leader synced %v by %v according to its log, want %s last", m, seen, want)
-		}
+	seen := JavaLeaderSyncModes(leader.log(), m.id)
+	if leader.kind == Gozk {
+		seen = GozkLeaderSyncModes(leader.log(), m.id)
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != want {
+		e.t.Errorf("the leader synced %v by %v according to its log, want %s last", m, seen, want)
 	}
 }
 
