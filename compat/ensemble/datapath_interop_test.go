@@ -287,6 +287,15 @@ func uncommittedTxnTruncated(t *testing.T, l layout) {
 		t.Fatalf("server 2 has %d of 20 nodes (%v)", len(children), err)
 	}
 	check.Close()
+	// Server 1 has acknowledged every committed txn too: an ACK of its
+	// still on its way would otherwise be the first the proxy holds.
+	_, stat, err := writer.Exists("/committed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "server 1 acknowledging every committed txn", func() (bool, string) {
+		return proxy.forwardedAck() >= stat.Pzxid, fmt.Sprintf("last ACK 0x%x, last txn 0x%x", proxy.forwardedAck(), stat.Pzxid)
+	})
 	survivor.kill()
 
 	proxy.holdAcks()

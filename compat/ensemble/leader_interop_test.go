@@ -85,6 +85,7 @@ func TestGozkLeaderSyncModes(t *testing.T) {
 		for _, id := range []int64{1, 2} {
 			f := e.m(id)
 			t.Logf("%v stopped for 5 writes: DIFF from the committed log", f)
+			f.settle()
 			f.stop()
 			writeMany(t, conn, fmt.Sprintf("/few%d", id), 5)
 			f.restart()
@@ -92,6 +93,7 @@ func TestGozkLeaderSyncModes(t *testing.T) {
 			e.requireIdenticalTrees(nil)
 
 			t.Logf("%v stopped for 600 writes: DIFF from the txn log", f)
+			f.settle()
 			f.stop()
 			writeMany(t, conn, fmt.Sprintf("/many%d", id), 600)
 			f.restart()
@@ -113,6 +115,7 @@ func TestGozkLeaderSyncModes(t *testing.T) {
 		for _, id := range []int64{1, 2} {
 			f := e.m(id)
 			t.Logf("%v stopped for 600 writes, snapshotSizeFactor=-1: SNAP", f)
+			f.settle()
 			f.stop()
 			writeMany(t, conn, fmt.Sprintf("/many%d", id), 600)
 			f.restart()
@@ -134,6 +137,7 @@ func TestGozkLeaderSyncModes(t *testing.T) {
 
 		conn = leader.connect()
 		f := e.m(1)
+		f.settle()
 		f.stop()
 		writeMany(t, conn, "/missed1", 1)
 		f.restart()
@@ -161,6 +165,7 @@ func TestDiffAfterLeaderRestart(t *testing.T) {
 		leader, f := e.m(leaderID), e.m(1)
 		conn := leader.connect()
 		writeMany(t, conn, "/base", 5)
+		f.settle()
 		f.stop()
 		writeMany(t, conn, "/missed", 100)
 		conn.Close()
@@ -171,6 +176,19 @@ func TestDiffAfterLeaderRestart(t *testing.T) {
 		e.requireSync(f, leader, ModeDiff)
 		e.requireIdenticalTrees(nil)
 	})
+}
+
+// settle waits until m has applied every write acknowledged so far (a
+// sync through it), before the test stops it: a Java follower stopped
+// between creating a txn log file and writing its header cannot start
+// again (EOFException reading the header), whoever leads.
+func (m *member) settle() {
+	m.e.t.Helper()
+	c := m.connect()
+	defer c.Close()
+	if _, err := c.Sync("/"); err != nil {
+		m.e.t.Fatalf("sync through %v: %v", m, err)
+	}
 }
 
 // TestGozkLeaderTruncates: TestUncommittedTxnTruncated's body with gozk
