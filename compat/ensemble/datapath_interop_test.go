@@ -287,14 +287,14 @@ func uncommittedTxnTruncated(t *testing.T, l layout) {
 		t.Fatalf("server 2 has %d of 20 nodes (%v)", len(children), err)
 	}
 	check.Close()
-	// Server 1 has acknowledged every committed txn too: an ACK of its
-	// still on its way would otherwise be the first the proxy holds.
-	_, stat, err := writer.Exists("/committed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "server 1 acknowledging every committed txn", func() (bool, string) {
-		return proxy.forwardedAck() >= stat.Pzxid, fmt.Sprintf("last ACK 0x%x, last txn 0x%x", proxy.forwardedAck(), stat.Pzxid)
+	// Nothing is left in flight (the check session's closeSession
+	// included): server 2 has applied the leader's last txn and server 1
+	// has acknowledged it, so that the first ACK the proxy holds is the
+	// one of the proposal below.
+	waitFor(t, "servers 1 and 2 up to date with the leader", func() (bool, string) {
+		last, applied, acked := oldLeader.zxid(), survivor.zxid(), proxy.forwardedAck()
+		return last > 0 && applied == last && acked >= last,
+			fmt.Sprintf("leader at 0x%x, server 2 at 0x%x, server 1 acknowledged 0x%x", last, applied, acked)
 	})
 	survivor.kill()
 

@@ -459,6 +459,23 @@ func (m *member) mode() string {
 	return ""
 }
 
+// zxid is the Zxid line of m's srvr answer (its last processed zxid),
+// -1 while it does not serve.
+func (m *member) zxid() int64 {
+	out, err := zkwire.FourLetterWord(m.addr(), "srvr", 5*time.Second)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "Zxid: "); ok {
+			if z, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64); err == nil {
+				return z
+			}
+		}
+	}
+	return -1
+}
+
 // gozkWithoutEnsembles is what a gozk build that runs standalone servers
 // only says when given an ensemble's zoo.cfg.
 const gozkWithoutEnsembles = "ensemble mode is not available yet"
