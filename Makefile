@@ -179,8 +179,8 @@ interop: setup-interop
 	@if [ -d compat ]; then \
 		echo "$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk"; \
 		$(GO) build $(GOZK_TAGS_FLAG) -o bin/gozk ./cmd/gozk; \
-		echo "GOZK_BIN=bin/gozk $(GO) test -tags interop ./compat/..."; \
-		GOZK_BIN=$(CURDIR)/bin/gozk $(GO) test -tags interop ./compat/...; \
+		echo "GOZK_BIN=bin/gozk $(GO) test -tags interop -timeout 30m ./compat/..."; \
+		GOZK_BIN=$(CURDIR)/bin/gozk $(GO) test -tags interop -timeout 30m ./compat/...; \
 	else \
 		echo "no compat/ directory yet"; \
 	fi

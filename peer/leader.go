@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -233,22 +232,12 @@ func (l *leaderLog) TxnData(zxid int64) ([]byte, error) {
 // lead runs this server as the leader the election chose, until it steps
 // down or ctx ends.
 func (m *Member) lead(ctx context.Context, current, accepted int64) error {
-	q := &m.cfg.Quorum
 	addr := m.self.Addrs[0]
-	listen := addr.QuorumHostPort()
-	if q.QuorumListenOnAllIPs {
-		listen = net.JoinHostPort("", strconv.Itoa(addr.QuorumPort))
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return fmt.Errorf("%w: listening on the quorum port %s: %w", ErrSteppedDown, listen, err)
-	}
 	m.srv.SetRole(server.RoleLeader)
 	m.srv.SetLeader(m.self.ID, addr.Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	window := &committedWindow{max: m.commitLogCount, data: map[int64][]byte{}}
 	if err := window.seed(m.srv); err != nil {
-		ln.Close()
 		return err
 	}
 	llog := &leaderLog{srv: m.srv, window: window, forceSnap: m.forceSnapSync, sizeFactor: m.snapshotSizeFactor}
@@ -264,10 +253,9 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 		Log:           llog,
 	})
 	if err != nil {
-		ln.Close()
 		return err
 	}
-	run := &leaderLoop{m: m, l: l, ln: ln, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
+	run := &leaderLoop{m: m, l: l, port: m.quorumPort, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
 		sids: map[int64]int64{}}
 	return run.run(ctx)
 }
@@ -275,7 +263,7 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 type leaderLoop struct {
 	m      *Member
 	l      *zab.Leader
-	ln     net.Listener
+	port   *quorumPort
 	events *eventQueue
 	links  map[int64]*learnerLink
 	window *committedWindow
@@ -289,13 +277,15 @@ type leaderLoop struct {
 func (r *leaderLoop) run(ctx context.Context) (err error) {
 	m := r.m
 	defer func() {
-		r.ln.Close()
+		r.port.detach()
 		for _, k := range r.links {
 			k.close()
 		}
 		r.wg.Wait()
 	}()
-	go r.accept()
+	r.port.attach(func(conn net.Conn) {
+		r.events.push(leaderEvent{kind: evAccepted, link: newLearnerLink(0, conn, r.m.log)})
+	})
 	tick := time.NewTicker(m.cfg.TickTime / 2)
 	defer tick.Stop()
 	if err := r.do(r.l.Start()); err != nil {
@@ -320,19 +310,6 @@ func (r *leaderLoop) run(ctx context.Context) (err error) {
 			}
 		}
 		r.publishStats()
-	}
-}
-
-func (r *leaderLoop) accept() {
-	for {
-		conn, err := r.ln.Accept()
-		if err != nil {
-			return
-		}
-		if tc, ok := conn.(*net.TCPConn); ok {
-			tc.SetNoDelay(true)
-		}
-		r.events.push(leaderEvent{kind: evAccepted, link: newLearnerLink(0, conn, r.m.log)})
 	}
 }
 

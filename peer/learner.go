@@ -256,13 +256,24 @@ func (r *learnerRun) run(ctx context.Context) error {
 	}
 }
 
-// do carries out actions in order, each complete before the next.
+// do carries out actions in order, each complete before the next. The
+// packets it sends are written together once the actions are done (or
+// before one that waits on the disk or reads the connection): a group
+// commit acknowledges many proposals at once, in one write, as Java's
+// follower flushes its ACKs.
 func (r *learnerRun) do(actions []zab.Action) error {
 	for _, a := range actions {
 		var err error
 		switch a.Kind {
+		case zab.TruncateLog, zab.LoadSnapshot, zab.TakeSnapshot, zab.FlushLog:
+			err = r.flush()
+		}
+		if err != nil {
+			return fmt.Errorf("peer: %s: %w", a.Kind, err)
+		}
+		switch a.Kind {
 		case zab.SendPacket:
-			err = r.send(a.Packet)
+			r.queue(a.Packet)
 		case zab.PersistAcceptedEpoch:
 			err = r.store.PersistAcceptedEpoch(a.Epoch)
 		case zab.PersistCurrentEpoch:
@@ -300,7 +311,7 @@ func (r *learnerRun) do(actions []zab.Action) error {
 				touches = r.hooks.TouchTable()
 			}
 			p.Data = zab.AppendTouchTable([]byte{}, touches)
-			err = r.send(p)
+			r.queue(p)
 		case zab.Revalidated:
 			if r.hooks.Revalidated != nil {
 				r.hooks.Revalidated(a.Session, a.Valid)
@@ -314,20 +325,45 @@ func (r *learnerRun) do(actions []zab.Action) error {
 			return fmt.Errorf("peer: %s: %w", a.Kind, err)
 		}
 	}
-	return nil
+	return r.flush()
 }
 
-func (r *learnerRun) send(p proto.QuorumPacket) error {
+// queue adds p to the packets the next flush writes.
+func (r *learnerRun) queue(p proto.QuorumPacket) {
+	r.sendMu.Lock()
+	r.out = zab.AppendPacket(r.out, &p)
+	r.sendMu.Unlock()
+}
+
+// flush writes the queued packets in one write.
+func (r *learnerRun) flush() error {
 	r.sendMu.Lock()
 	defer r.sendMu.Unlock()
-	r.out = zab.AppendPacket(r.out[:0], &p)
+	if len(r.out) == 0 {
+		return nil
+	}
 	if r.c.SyncTimeout > 0 {
 		r.conn.SetWriteDeadline(time.Now().Add(r.c.SyncTimeout))
 	}
-	if _, err := r.conn.Write(r.out); err != nil {
+	_, err := r.conn.Write(r.out)
+	if cap(r.out) > maxKeptSendBuffer {
+		r.out = nil
+	} else {
+		r.out = r.out[:0]
+	}
+	if err != nil {
 		return fmt.Errorf("%w: writing to %s: %w", ErrLeaderLost, r.c.LeaderAddr, err)
 	}
 	return nil
+}
+
+// maxKeptSendBuffer bounds the send buffer kept between flushes.
+const maxKeptSendBuffer = 1 << 20
+
+// send writes p now (with whatever was queued before it).
+func (r *learnerRun) send(p proto.QuorumPacket) error {
+	r.queue(p)
+	return r.flush()
 }
 
 // leaderLink is the server's way to the leader while this learner

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +43,8 @@ type Member struct {
 	snapshotSizeFactor float64
 	// leaderStats are the figures of the current leader's Zab, for mntr.
 	leaderStats atomic.Pointer[zab.LeaderStats]
+	// quorumPort is where learners reach this member when it leads.
+	quorumPort *quorumPort
 	// vote is the outcome of the last election, answered to servers
 	// that ask while this one is in a role.
 	vote fle.Vote
@@ -58,20 +62,30 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
+	listen := self.Addrs[0].QuorumHostPort()
+	if c.Quorum.QuorumListenOnAllIPs {
+		listen = net.JoinHostPort("", strconv.Itoa(self.Addrs[0].QuorumPort))
+	}
+	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit))
+	if err != nil {
+		return nil, fmt.Errorf("listening on the quorum port %s: %w", listen, err)
+	}
 	mgr, err := electionport.Start(pc)
 	if err != nil {
+		qp.close()
 		return nil, err
 	}
 	m := &Member{
-		cfg:       c,
-		srv:       srv,
-		net:       mgr,
-		log:       log,
-		self:      self,
-		verifier:  quorum.New(c.Quorum.Ensemble),
-		quorumCfg: []byte(c.Quorum.Ensemble.QuorumConfig()),
-		maxPacket: maxPacket,
-		vote:      fle.Vote{Leader: self.ID},
+		cfg:        c,
+		srv:        srv,
+		net:        mgr,
+		quorumPort: qp,
+		log:        log,
+		self:       self,
+		verifier:   quorum.New(c.Quorum.Ensemble),
+		quorumCfg:  []byte(c.Quorum.Ensemble.QuorumConfig()),
+		maxPacket:  maxPacket,
+		vote:       fle.Vote{Leader: self.ID},
 
 		commitLogCount:     c.CommitLogCount,
 		forceSnapSync:      c.ForceSnapshotSync,
@@ -98,8 +112,11 @@ func (m *Member) leaderGauges() server.LeaderGauges {
 	}
 }
 
-// Close closes the election port.
-func (m *Member) Close() { m.net.Close() }
+// Close closes the election and quorum ports.
+func (m *Member) Close() {
+	m.net.Close()
+	m.quorumPort.close()
+}
 
 // Run elects, follows or observes, and elects again, until ctx is done or
 // the server must stop: it returns a *zab.FatalError (the exit status

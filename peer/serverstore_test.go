@@ -391,3 +391,46 @@ func (l *scriptedLeader) read() *proto.QuorumPacket {
 	}
 	return &p
 }
+
+// TestLostLeaderKeepsLoggedProposals: a follower in the broadcast logs a
+// proposal the leader never commits, then loses the leader. The next
+// election must count that txn (Java reloads its tree from the log):
+// after StopServing the tree holds it, and so does a restart.
+func TestLostLeaderKeepsLoggedProposals(t *testing.T) {
+	dir := t.TempDir()
+	srv := ensembleServer(t, dir)
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		l.expect(zab.FollowerInfo, 0)
+		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
+		l.expect(zab.AckEpoch, 0)
+		l.send(zab.Diff, 0, nil)
+		l.send(zab.NewLeader, 0x100000000, nil)
+		l.expect(zab.Ack, 0x100000000)
+		l.send(zab.UpToDate, -1, nil)
+		l.expect(zab.Ack, 0x100000000)
+		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/committed", 0))
+		l.expect(zab.Ack, 0x100000001)
+		l.send(zab.Commit, 0x100000001, nil)
+		l.send(zab.Proposal, 0x100000002, createTxn(0x100000002, 0x100, 2, "/logged", 1))
+		l.expect(zab.Ack, 0x100000002)
+	})
+	err := followServer(t, addr, srv, false)
+	<-done
+	if !errors.Is(err, ErrLeaderLost) {
+		t.Fatalf("FollowLeader = %v", err)
+	}
+	if got := paths(srv); got != "/committed" {
+		t.Fatalf("while following the tree holds %q", got)
+	}
+	if err := srv.StopServing(); err != nil {
+		t.Fatal(err)
+	}
+	if got, z := paths(srv), srv.LastZxid(); got != "/committed /logged" || z != 0x100000002 {
+		t.Fatalf("after losing the leader the tree holds %q at 0x%x; want the logged txn counted", got, z)
+	}
+	srv = reopen(t, srv, dir)
+	defer srv.Close()
+	if got := paths(srv); got != "/committed /logged" {
+		t.Fatalf("after a restart the tree holds %q", got)
+	}
+}

@@ -487,10 +487,12 @@ func (s *Server) Revalidated(sid int64, valid bool) {
 
 // StopServing ends whatever role the member had: every client connection
 // is closed, new ones are refused until the next role starts, forwarded
-// requests are dropped with their connections, and the tree is reloaded
-// from the log and snapshots, so that it holds every txn this server
-// logged (an election must count them, committed or not) and nothing a
-// sync cut short left half done. It returns once the log is flushed.
+// requests are dropped with their connections, and the tree is made to
+// hold every txn this server logged (an election must count them,
+// committed or not) and nothing a sync cut short left half done: a
+// learner that was serving applies its logged, uncommitted txns; after a
+// sync cut short or a leader's term the tree is reloaded from the log and
+// snapshots, as Java's always is. It returns once the log is flushed.
 func (s *Server) StopServing() error {
 	if !s.cfg.Ensemble {
 		return errors.New("server: a standalone server serves until it stops")
@@ -498,7 +500,11 @@ func (s *Server) StopServing() error {
 	s.SetRole(RoleLooking) // Serving is false from here
 	s.SetSyncMode("")
 	s.stopLeading()
+	// A learner that served was in sync: its tree holds every committed
+	// txn, and the logged ones after them are in uncommitted.
+	inSync := false
 	if ls := s.learner.Swap(nil); ls != nil {
+		inSync = true
 		close(ls.stop)
 		<-ls.done
 		ls.mu.Lock()
@@ -518,8 +524,25 @@ func (s *Server) StopServing() error {
 		return err
 	}
 	s.ens.mu.Lock()
+	tail := s.ens.uncommitted
 	s.ens.uncommitted = nil
 	s.ens.mu.Unlock()
+	if inSync {
+		// What a reload would give, without reading the tree back: the
+		// logged txns no COMMIT reached yet, applied in order. The next
+		// election then starts without waiting for the disk.
+		for _, t := range tail {
+			if err := s.applyCommitted(t.data); err != nil {
+				return err
+			}
+		}
+		if len(tail) > 0 {
+			s.logger.Info().Int("txns", len(tail)).Str("zxid", fmt.Sprintf("0x%x", s.tree.LastProcessedZxid())).
+				Msg("applied the logged txns the leader had not committed")
+		}
+		s.prep.lastZxid = s.tree.LastProcessedZxid()
+		return nil
+	}
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
 	return s.reload()

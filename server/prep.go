@@ -17,8 +17,8 @@ type prepStage struct {
 	lastZxid int64
 	// now is the time of the txn being prepared (wall-clock ms): a new
 	// node's ctime and mtime, a set node's mtime, in its change record.
-	now int64
-	reader   jute.Reader
+	now    int64
+	reader jute.Reader
 
 	// The decoded requests of the commonest writes, reused from write to
 	// write: each is zeroed before it is decoded into, so nothing it

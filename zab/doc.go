@@ -86,4 +86,9 @@
 //     waiting for the epoch or its acks;
 //   - no reconfiguration (COMMITANDACTIVATE), no oracle for two-server
 //     ensembles, no zookeeper.leader.maxTimeToWaitForEpoch.
+//
+// The leader is checked by interaction scripts (testdata/leader), by
+// runs with this package's Learners under random delivery, and against
+// Java 3.8.0 followers that elect a gozk server and follow it
+// (leader_interop_test.go, tag interop).
 package zab
