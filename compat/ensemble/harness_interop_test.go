@@ -127,10 +127,21 @@ func newEnsemble(t *testing.T, l layout, opts ensembleOptions) *ensemble {
 		}
 	}
 	e := &ensemble{t: t, dir: t.TempDir(), layout: l, opts: opts, members: map[int64]*member{}, proxies: map[[2]int64]*quorumProxy{}}
+	// The kernel may hand a port it just gave out again: each member's
+	// three ports differ from every other's.
+	used := map[int]bool{}
+	port := func() int {
+		for {
+			if p := freePort(t); !used[p] {
+				used[p] = true
+				return p
+			}
+		}
+	}
 	add := func(k Kind, observer bool) {
 		id := int64(len(e.members) + 1)
 		m := &member{e: e, id: id, kind: k, observer: observer}
-		m.quorumPort, m.electionPort, m.clientPort = freePort(t), freePort(t), freePort(t)
+		m.quorumPort, m.electionPort, m.clientPort = port(), port(), port()
 		m.dir = filepath.Join(e.dir, fmt.Sprintf("%s%d", k, id))
 		m.dataDir = filepath.Join(m.dir, "data")
 		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
