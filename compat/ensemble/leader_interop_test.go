@@ -455,12 +455,26 @@ func TestSessionMovedAwayFromLeader(t *testing.T) {
 			if f, err := create(old, base); err != nil || f.Code() != proto.ErrOK {
 				t.Fatalf("create %s through %v: %v %v", base, leader, f.Code(), err)
 			}
+			// A server refuses a client that has seen a newer zxid than
+			// its own: the follower first catches up.
+			waitFor(t, fmt.Sprintf("%v applying 0x%x", follower, old.LastZxid()), func() (bool, string) {
+				z := follower.zxid()
+				return z >= old.LastZxid(), fmt.Sprintf("at 0x%x", z)
+			})
 			moved, err := zkwire.Connect(follower.addr(), 30*time.Second, zkwire.Options{
 				SessionID: old.SessionID(), Password: old.Password(), LastZxidSeen: old.LastZxid()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer moved.Close()
+			// The old connection's refused write is committed as an error
+			// txn with its cxid; a follower matches a commit to the request
+			// it waits for by session and cxid, so the two connections must
+			// not share cxids (a client resuming a session goes on from its
+			// last xid).
+			for i := 0; i < 1000; i++ {
+				moved.NextXid()
+			}
 			if moved.Refused() || moved.SessionID() != old.SessionID() {
 				t.Fatalf("%v did not resume session 0x%x: %+v", follower, old.SessionID(), moved.Handshake)
 			}
