@@ -24,6 +24,12 @@ func NodeDigest(path string, data []byte, stat *proto.StatPersisted) int64 {
 	return nodeDigest(&block, path, data, stat)
 }
 
+// NodeDigestWith is NodeDigest with the caller's scratch block, which
+// then costs no allocation (crc32 makes its input escape).
+func NodeDigestWith(block *[60]byte, path string, data []byte, stat *proto.StatPersisted) int64 {
+	return nodeDigest(block, path, data, stat)
+}
+
 // nodeDigest computes NodeDigest with a caller's scratch block: crc32
 // makes its input escape, and the tree digests on every write.
 func nodeDigest(block *[60]byte, path string, data []byte, stat *proto.StatPersisted) int64 {

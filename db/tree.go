@@ -438,8 +438,9 @@ func (t *Tree) Node(path string) (NodeInfo, bool) {
 
 // NodeDigestOf is the digest of the node at path as the tree holds it (0
 // for none, or one under /zookeeper/), for predicting the tree's digest
-// after a txn not yet applied.
-func (t *Tree) NodeDigestOf(path string) int64 {
+// after a txn not yet applied; block is the caller's scratch (see
+// NodeDigestWith).
+func (t *Tree) NodeDigestOf(path string, block *[60]byte) int64 {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if !t.opts.DigestEnabled {
@@ -450,7 +451,7 @@ func (t *Tree) NodeDigestOf(path string) int64 {
 		return 0
 	}
 	s := n.persisted()
-	return NodeDigest(path, t.dataOf(n), &s)
+	return nodeDigest(block, path, t.dataOf(n), &s)
 }
 
 // GetData returns a node's data (shared, never modified by the tree; nil

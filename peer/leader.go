@@ -43,6 +43,20 @@ const (
 	evSnapSent
 )
 
+// changesLearners reports whether e may change the learners' figures
+// mntr shows; the hot events (proposals, ACKs, pings) do not, and the
+// figures are refreshed at every tick anyway.
+func (e *leaderEvent) changesLearners() bool {
+	switch e.kind {
+	case evAccepted, evGone:
+		return true
+	case evPacket:
+		t := zab.PacketType(e.packet.Type)
+		return t != zab.Ack && t != zab.Ping && t != zab.Request
+	}
+	return false
+}
+
 // eventQueue is the leader loop's inbox: unbounded, so that the write
 // loop handing it proposals never waits for the leader's loop.
 type eventQueue struct {
@@ -256,7 +270,7 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 		return err
 	}
 	run := &leaderLoop{m: m, l: l, port: m.quorumPort, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
-		sids: map[int64]int64{}}
+		sids: map[int64]int64{}, observers: map[int64]*server.ObserverInfo{}}
 	return run.run(ctx)
 }
 
@@ -272,6 +286,9 @@ type leaderLoop struct {
 	// sids are the server ids the learners named in their
 	// FOLLOWERINFO or OBSERVERINFO, for the log lines.
 	sids map[int64]int64
+	// observers are the links that registered as observers, with what
+	// the AdminServer's observers command shows of them.
+	observers map[int64]*server.ObserverInfo
 }
 
 func (r *leaderLoop) run(ctx context.Context) (err error) {
@@ -300,16 +317,21 @@ func (r *leaderLoop) run(ctx context.Context) (err error) {
 			if err := r.do(r.l.Tick()); err != nil {
 				return err
 			}
+			r.publishStats()
 		case <-r.events.signal:
 			batch = r.events.take(batch[:0])
+			changed := false
 			for i := range batch {
 				if err := r.handle(&batch[i]); err != nil {
 					return err
 				}
+				changed = changed || batch[i].changesLearners()
 				batch[i] = leaderEvent{}
 			}
+			if changed {
+				r.publishStats()
+			}
 		}
-		r.publishStats()
 	}
 }
 
@@ -351,7 +373,14 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		if t := zab.PacketType(e.packet.Type); t == zab.FollowerInfo || t == zab.ObserverInfo {
 			if info, ok := zab.LearnerInfoOf(e.packet.Data); ok {
 				r.sids[e.conn] = info.Serverid
+				if t == zab.ObserverInfo {
+					r.observers[e.conn] = &server.ObserverInfo{RemoteAddr: "/" + r.links[e.conn].conn.RemoteAddr().String(),
+						ID: info.Serverid, Established: time.Now().UnixMilli()}
+				}
 			}
+		}
+		if o := r.observers[e.conn]; o != nil {
+			o.PacketsReceived++
 		}
 		l.Applied(r.m.srv.LastZxid())
 		return r.do(l.Receive(e.conn, e.packet))
@@ -361,6 +390,7 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 			k.close()
 			delete(r.links, e.conn)
 			delete(r.sids, e.conn)
+			delete(r.observers, e.conn)
 			l.Disconnect(e.conn)
 		}
 		return nil
@@ -397,6 +427,12 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 		case zab.LeadSend:
 			if k := r.links[a.Conn]; k != nil {
 				k.send(outItem{packet: a.Packet})
+				if o := r.observers[a.Conn]; o != nil {
+					o.PacketsSent++
+					if a.Packet.Zxid > o.LastZxid {
+						o.LastZxid = a.Packet.Zxid
+					}
+				}
 				switch t := zab.PacketType(a.Packet.Type); t {
 				case zab.Diff, zab.Trunc:
 					if t == zab.Diff {
@@ -432,6 +468,7 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				m.log.Warn().Int64("connection", a.Conn).Str("reason", a.Reason).Msg("closing a learner's connection")
 				k.close()
 				delete(r.links, a.Conn)
+				delete(r.observers, a.Conn)
 			}
 		case zab.LeadPersistAcceptedEpoch:
 			if err := m.srv.Store().SetAcceptedEpoch(a.Epoch); err != nil {
@@ -488,6 +525,15 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 // publishStats hands the leader's figures to the monitoring commands,
 // which read them from their own goroutines.
 func (r *leaderLoop) publishStats() {
-	st := r.l.Stats()
+	st := leaderFigures{stats: r.l.Stats()}
+	for _, o := range r.observers {
+		st.observers = append(st.observers, *o)
+	}
 	r.m.leaderStats.Store(&st)
+}
+
+// leaderFigures are what the monitoring commands read of a leader.
+type leaderFigures struct {
+	stats     zab.LeaderStats
+	observers []server.ObserverInfo
 }

@@ -42,7 +42,7 @@ type Member struct {
 	forceSnapSync      bool
 	snapshotSizeFactor float64
 	// leaderStats are the figures of the current leader's Zab, for mntr.
-	leaderStats atomic.Pointer[zab.LeaderStats]
+	leaderStats atomic.Pointer[leaderFigures]
 	// quorumPort is where learners reach this member when it leads.
 	quorumPort *quorumPort
 	// vote is the outcome of the last election, answered to servers
@@ -99,16 +99,18 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 // leaderGauges are the leader's figures for mntr and Prometheus, read
 // from the monitoring goroutines.
 func (m *Member) leaderGauges() server.LeaderGauges {
-	st := m.leaderStats.Load()
-	if st == nil {
+	f := m.leaderStats.Load()
+	if f == nil {
 		return server.LeaderGauges{}
 	}
+	st := f.stats
 	return server.LeaderGauges{
 		Learners:                 st.Learners,
 		SyncedFollowers:          st.SyncedFollowers,
 		SyncedNonVotingFollowers: st.SyncedNonVotingFollowers,
 		SyncedObservers:          st.SyncedObservers,
 		PendingSyncs:             st.PendingSyncs,
+		Observers:                f.observers,
 	}
 }
 

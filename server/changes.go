@@ -34,6 +34,7 @@ type outstandingChanges struct {
 	// digests: precalculate the tree's digest after each change, for the
 	// txn digests Java's leader and log carry (zookeeper.digest.enabled).
 	digests bool
+	block   [60]byte // digest scratch, guarded by mu
 
 	mu      sync.Mutex
 	records []*changeRecord
@@ -102,11 +103,11 @@ func (o *outstandingChanges) precalculateDigest(rec *changeRecord) {
 	if prev := o.byPath[rec.path]; prev != nil {
 		before = prev.nodeDigest
 	} else {
-		before = o.tree.NodeDigestOf(rec.path)
+		before = o.tree.NodeDigestOf(rec.path, &o.block)
 	}
 	rec.nodeDigest = 0
 	if !rec.deleted {
-		rec.nodeDigest = db.NodeDigest(rec.path, rec.node.Data, &rec.node.Stat)
+		rec.nodeDigest = db.NodeDigestWith(&o.block, rec.path, rec.node.Data, &rec.node.Stat)
 	}
 	rec.treeDigest = o.treeDigestLocked() - before + rec.nodeDigest
 }
