@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -119,6 +120,74 @@ func (w *committedWindow) add(zxid int64, data []byte) {
 	}
 }
 
+// errSeeded ends the scan that seeds the window.
+var errSeeded = errors.New("seeded")
+
+// seed fills the window, as a leader starts, with the newest txns the
+// server logged up to the last one it applied. Java's leader holds them
+// in its committedLog: every txn it replayed over the snapshot it loaded
+// and every txn it committed since, as a follower too; a snapshot it
+// takes later (gozk takes one right after loading) empties nothing. So
+// a learner that missed a few txns before this leader was elected gets
+// a DIFF, and one that logged a txn never committed gets a TRUNC.
+//
+// A DIFF needs the window without a gap, and the log has gaps where the
+// server took a snapshot from its leader. After the newest snapshot
+// there is none, across epochs too. Before it, only the last epoch's
+// txns are taken, and only those after the last gap: within an epoch
+// zxids follow one another, so a gap shows, while a missing epoch would
+// not.
+func (w *committedWindow) seed(srv *server.Server) error {
+	last := srv.LastZxid()
+	if w.max <= 0 || last == 0 {
+		return nil
+	}
+	var snap int64
+	infos, err := srv.Store().Snapshots()
+	if err != nil {
+		return err
+	}
+	for _, info := range infos {
+		if info.Err == nil && info.Zxid <= last {
+			snap = info.Zxid
+			break
+		}
+	}
+	from := max(last&^0xffffffff+1, last-int64(w.max)+1)
+	if snap+1 < from {
+		from = snap + 1
+	}
+	prev := from - 1
+	err = srv.Store().Log().Replay(from, func(zxid int64, data []byte) error {
+		if zxid > last {
+			return errSeeded
+		}
+		if zxid != prev+1 && prev < snap {
+			w.reset()
+		}
+		prev = zxid
+		w.add(zxid, bytes.Clone(data))
+		return nil
+	})
+	if err == errSeeded {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the newest txns of the log: %w", err)
+	}
+	if prev != last {
+		// The log lacks the tree's last txns (a snapshot from a leader
+		// with nothing after it): no DIFF can end where it must.
+		w.reset()
+	}
+	return nil
+}
+
+func (w *committedWindow) reset() {
+	w.zxids = w.zxids[:0]
+	clear(w.data)
+}
+
 // leaderLog is zab.LeaderLog over the server and the window.
 type leaderLog struct {
 	srv       *server.Server
@@ -182,14 +251,8 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 	m.srv.SetLeader(m.self.ID, addr.Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	window := &committedWindow{max: m.commitLogCount, data: map[int64][]byte{}}
-	// Java's committed log holds the newest txns of the log from the
-	// start: a learner a little behind a new leader gets a DIFF.
-	recent, err := m.srv.RecentTxns(m.commitLogCount)
-	if err != nil {
+	if err := window.seed(m.srv); err != nil {
 		return err
-	}
-	for _, t := range recent {
-		window.add(t.Zxid, t.Data)
 	}
 	llog := &leaderLog{srv: m.srv, window: window, forceSnap: m.forceSnapSync, sizeFactor: m.snapshotSizeFactor}
 	l, err := zab.Lead(zab.LeaderConfig{

@@ -50,11 +50,12 @@ func (e *ensemble) requireSync(m *member, leader *member, want string) {
 	if len(own) == 0 || own[len(own)-1] != want {
 		e.t.Errorf("%v synced by %v according to its log, want %s last", m, own, want)
 	}
-	if leader.kind == Java {
-		seen := JavaLeaderSyncModes(leader.log(), m.id)
-		if len(seen) == 0 || seen[len(seen)-1] != want {
-			e.t.Errorf("the leader synced %v by %v according to its log, want %s last", m, seen, want)
-		}
+	seen := JavaLeaderSyncModes(leader.log(), m.id)
+	if leader.kind == Gozk {
+		seen = GozkLeaderSyncModes(leader.log(), m.id)
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != want {
+		e.t.Errorf("the leader synced %v by %v according to its log, want %s last", m, seen, want)
 	}
 }
 
@@ -145,26 +146,33 @@ func TestWritesReachEveryMember(t *testing.T) {
 		// Three JVMs at most: the second voter stays down, the quorum is
 		// the leader and server 1.
 		{"all-java-observer", layout{Voters: []Kind{Java, Absent, Java}, Observers: []Kind{Java}}},
-	}, func(t *testing.T, l layout) {
-		e := newEnsemble(t, l, ensembleOptions{})
-		e.startLeader(leaderID, 1)
-		e.startRest()
-		var others []*member
-		for _, id := range e.present() {
-			m := e.members[id]
-			writeVariety(t, m.connect(), fmt.Sprintf("/w%d", id))
-			if id != leaderID {
-				others = append(others, m)
-			}
+	}, writesReachEveryMember)
+}
+
+// writesReachEveryMember is the body of TestWritesReachEveryMember, for
+// any layout whose server 3 leads.
+func writesReachEveryMember(t *testing.T, l layout) {
+	e := newEnsemble(t, l, ensembleOptions{})
+	e.startLeader(leaderID, 1)
+	e.startRest()
+	var others []*member
+	for _, id := range e.present() {
+		m := e.members[id]
+		writeVariety(t, m.connect(), fmt.Sprintf("/w%d", id))
+		if id != leaderID {
+			others = append(others, m)
 		}
-		// One write each through Java's command line client and kazoo,
-		// through members other than the leader (gozk ones when there
-		// are).
-		sort.SliceStable(others, func(i, j int) bool { return others[i].kind == Gozk && others[j].kind != Gozk })
-		createWithZkCli(t, others[0], "/zkcli", "from zkCli")
-		createWithKazoo(t, others[len(others)-1], "/kazoo", "from kazoo")
-		e.requireIdenticalTrees(nil)
-	})
+	}
+	// One write each through Java's command line client and kazoo,
+	// through members other than the leader (gozk ones when there
+	// are).
+	sort.SliceStable(others, func(i, j int) bool { return others[i].kind == Gozk && others[j].kind != Gozk })
+	createWithZkCli(t, others[0], "/zkcli", "from zkCli")
+	createWithKazoo(t, others[len(others)-1], "/kazoo", "from kazoo")
+	e.requireIdenticalTrees(nil)
+	e.requireNoDigestMismatch()
+	e.requireTxnDigests(e.m(leaderID))
+	e.requireLeaderMntr(e.m(leaderID))
 }
 
 // followMixes are the layouts of the tests that stop and restart server
@@ -255,62 +263,75 @@ func TestUncommittedTxnTruncated(t *testing.T) {
 	runMixes(t, []mix{
 		{"gozk-follower", layout{Voters: []Kind{Gozk, Java, Java}}},
 		{"all-java", layout{Voters: []Kind{Java, Java, Java}}},
-	}, func(t *testing.T, l layout) {
-		e := newEnsemble(t, l, ensembleOptions{Proxied: [][2]int64{{1, leaderID}}})
-		proxy := e.proxies[[2]int64{1, leaderID}]
-		oldLeader, f, survivor := e.m(leaderID), e.m(1), e.m(2)
-		e.startLeader(leaderID, 1)
-		e.startRest()
+	}, uncommittedTxnTruncated)
+}
 
-		writer := oldLeader.connect()
-		writeMany(t, writer, "/committed", 20)
-		// Server 2 has every committed txn: the writer's session and its
-		// creates (a sync and a read through server 2 show it).
-		check := survivor.connect()
-		if _, err := check.Sync("/"); err != nil {
+// uncommittedTxnTruncated is the body of TestUncommittedTxnTruncated:
+// server 3 leads first, then server 2, which truncates server 1.
+func uncommittedTxnTruncated(t *testing.T, l layout) {
+	e := newEnsemble(t, l, ensembleOptions{Proxied: [][2]int64{{1, leaderID}}})
+	proxy := e.proxies[[2]int64{1, leaderID}]
+	oldLeader, f, survivor := e.m(leaderID), e.m(1), e.m(2)
+	e.startLeader(leaderID, 1)
+	e.startRest()
+
+	writer := oldLeader.connect()
+	writeMany(t, writer, "/committed", 20)
+	// Server 2 has every committed txn: the writer's session and its
+	// creates (a sync and a read through server 2 show it).
+	check := survivor.connect()
+	if _, err := check.Sync("/"); err != nil {
+		t.Fatal(err)
+	}
+	if children, _, err := check.Children("/committed"); err != nil || len(children) != 20 {
+		t.Fatalf("server 2 has %d of 20 nodes (%v)", len(children), err)
+	}
+	check.Close()
+	// Nothing is left in flight (the check session's closeSession
+	// included): server 2 has applied the leader's last txn and server 1
+	// has acknowledged it, so that the first ACK the proxy holds is the
+	// one of the proposal below.
+	waitFor(t, "servers 1 and 2 up to date with the leader", func() (bool, string) {
+		last, applied, acked := oldLeader.zxid(), survivor.zxid(), proxy.forwardedAck()
+		return last > 0 && applied == last && acked >= last,
+			fmt.Sprintf("leader at 0x%x, server 2 at 0x%x, server 1 acknowledged 0x%x", last, applied, acked)
+	})
+	survivor.kill()
+
+	proxy.holdAcks()
+	go writer.Create("/uncommitted", []byte("never committed"), 0, zk.WorldACL(zk.PermAll))
+	held, next := proxy.heldAcks()
+	select {
+	case <-next:
+		held, _ = proxy.heldAcks()
+	case <-time.After(waitLimit):
+		t.Fatalf("server 1 never acknowledged the proposal (held ACKs %x)", held)
+	}
+	oldLeader.kill()
+	f.kill()
+	writer.Close()
+	t.Logf("server 1 logged and acknowledged 0x%x, which the leader could not commit", held[0])
+
+	oldLeader.wipe()
+	survivor.start()
+	oldLeader.start()
+	survivor.waitServing("leader")
+	oldLeader.waitServing("follower")
+	f.restart()
+	e.requireSync(f, survivor, ModeTrunc)
+
+	for _, id := range e.ids() {
+		conn := e.m(id).connect()
+		if _, err := conn.Sync("/"); err != nil {
 			t.Fatal(err)
 		}
-		if children, _, err := check.Children("/committed"); err != nil || len(children) != 20 {
-			t.Fatalf("server 2 has %d of 20 nodes (%v)", len(children), err)
+		if ok, _, err := conn.Exists("/uncommitted"); err != nil || ok {
+			t.Errorf("%v: /uncommitted exists=%v (%v), want it gone", e.m(id), ok, err)
 		}
-		check.Close()
-		survivor.kill()
-
-		proxy.holdAcks()
-		go writer.Create("/uncommitted", []byte("never committed"), 0, zk.WorldACL(zk.PermAll))
-		held, next := proxy.heldAcks()
-		select {
-		case <-next:
-			held, _ = proxy.heldAcks()
-		case <-time.After(waitLimit):
-			t.Fatalf("server 1 never acknowledged the proposal (held ACKs %x)", held)
-		}
-		oldLeader.kill()
-		f.kill()
-		writer.Close()
-		t.Logf("server 1 logged and acknowledged 0x%x, which the leader could not commit", held[0])
-
-		oldLeader.wipe()
-		survivor.start()
-		oldLeader.start()
-		survivor.waitServing("leader")
-		oldLeader.waitServing("follower")
-		f.restart()
-		e.requireSync(f, survivor, ModeTrunc)
-
-		for _, id := range e.ids() {
-			conn := e.m(id).connect()
-			if _, err := conn.Sync("/"); err != nil {
-				t.Fatal(err)
-			}
-			if ok, _, err := conn.Exists("/uncommitted"); err != nil || ok {
-				t.Errorf("%v: /uncommitted exists=%v (%v), want it gone", e.m(id), ok, err)
-			}
-			conn.Close()
-		}
-		// Server 1's /zookeeper/config names the proxy as server 3.
-		e.requireIdenticalTrees(func(p string) bool { return p == "/zookeeper/config" })
-	})
+		conn.Close()
+	}
+	// Server 1's /zookeeper/config names the proxy as server 3.
+	e.requireIdenticalTrees(func(p string) bool { return p == "/zookeeper/config" })
 }
 
 // switchingDialer connects a go-zookeeper client to whichever member the
@@ -372,102 +393,107 @@ func TestSessionMovesBetweenKinds(t *testing.T) {
 	runMixes(t, []mix{
 		{"java-and-gozk-followers", layout{Voters: []Kind{Gozk, Java, Java}}},
 		{"all-java", layout{Voters: []Kind{Java, Java, Java}}},
-	}, func(t *testing.T, l layout) {
-		e := newEnsemble(t, l, ensembleOptions{})
-		e.startLeader(leaderID, 1)
-		e.startRest()
-		javaFollower, other := e.m(2), e.m(1)
-		admin := e.m(leaderID).connect()
-		if _, err := admin.Create("/s", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := admin.Create("/s/watched", []byte("0"), 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
+	}, func(t *testing.T, l layout) { sessionMoves(t, l, []int64{2, 1, 2}) })
+}
 
-		d := &switchingDialer{target: javaFollower.addr()}
-		// A 4 s session (the shortest the 200 ms tick allows is 400 ms)
-		// so that its expiry comes soon.
-		conn, events, err := zk.Connect([]string{"127.0.0.1:1"}, 4*time.Second,
-			zk.WithDialer(d.dial), zk.WithLogger(zkLogger()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		waitSession(t, events, zk.StateHasSession)
-		session := conn.SessionID()
-		if _, err := conn.Create("/s/eph1", []byte("on java"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-		_, _, dataWatch, err := conn.GetW("/s/watched")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _, existWatch, err := conn.ExistsW("/s/later")
-		if err != nil {
-			t.Fatal(err)
-		}
+// sessionMoves is the body of TestSessionMovesBetweenKinds for any
+// layout whose server 3 leads: a session is created on route[0] and
+// moved to each next member of route in turn. At each stop it creates an
+// ephemeral (/s/ephN) and sets a data, an exists and a child watch,
+// which must fire through the next stop; at the end every member holds
+// every ephemeral, owned by the session, and once the session is cut off
+// until it expires they leave every member.
+func sessionMoves(t *testing.T, l layout, route []int64) {
+	e := newEnsemble(t, l, ensembleOptions{})
+	e.startLeader(leaderID, 1)
+	e.startRest()
+	admin := e.m(leaderID).connect()
+	if _, err := admin.Create("/s", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Create("/s/watched", []byte("0"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
 
-		t.Logf("moving session 0x%x from %v to %v", session, javaFollower, other)
-		d.moveTo(other.addr())
-		waitSession(t, events, zk.StateHasSession)
-		if got := conn.SessionID(); got != session {
-			t.Fatalf("the client has session 0x%x after the move, want 0x%x", got, session)
+	d := &switchingDialer{target: e.m(route[0]).addr()}
+	// A 4 s session (the shortest the 200 ms tick allows is 400 ms)
+	// so that its expiry comes soon.
+	conn, events, err := zk.Connect([]string{"127.0.0.1:1"}, 4*time.Second,
+		zk.WithDialer(d.dial), zk.WithLogger(zkLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	waitSession(t, events, zk.StateHasSession)
+	session := conn.SessionID()
+	var ephemerals []string
+	var dataWatch, existWatch, childWatch <-chan zk.Event
+	for stop, id := range route {
+		at := e.m(id)
+		if stop > 0 {
+			t.Logf("moving session 0x%x from %v to %v", session, e.m(route[stop-1]), at)
+			d.moveTo(at.addr())
+			waitSession(t, events, zk.StateHasSession)
+			if got := conn.SessionID(); got != session {
+				t.Fatalf("the client has session 0x%x after the move to %v, want 0x%x", got, at, session)
+			}
+			// The watches set through the previous member fire through
+			// this one.
+			if _, err := admin.Set("/s/watched", []byte(fmt.Sprint(stop)), -1); err != nil {
+				t.Fatal(err)
+			}
+			later := fmt.Sprintf("/s/later%d", stop-1)
+			if _, err := admin.Create(later, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+				t.Fatal(err)
+			}
+			requireEvent(t, dataWatch, zk.EventNodeDataChanged, "/s/watched")
+			requireEvent(t, existWatch, zk.EventNodeCreated, later)
+			requireEvent(t, childWatch, zk.EventNodeChildrenChanged, "/s")
 		}
-		if _, err := conn.Create("/s/eph2", []byte("on the other"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatalf("create through %v after the move: %v", other, err)
+		eph := fmt.Sprintf("/s/eph%d", stop+1)
+		if _, err := conn.Create(eph, []byte(fmt.Sprintf("through %v", at)), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatalf("create %s through %v: %v", eph, at, err)
 		}
-		// The watches set through the Java follower fire through the other.
-		if _, err := admin.Set("/s/watched", []byte("1"), 0); err != nil {
+		ephemerals = append(ephemerals, eph)
+		if _, _, dataWatch, err = conn.GetW("/s/watched"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := admin.Create("/s/later", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		if _, _, existWatch, err = conn.ExistsW(fmt.Sprintf("/s/later%d", stop)); err != nil {
 			t.Fatal(err)
 		}
-		requireEvent(t, dataWatch, zk.EventNodeDataChanged, "/s/watched")
-		requireEvent(t, existWatch, zk.EventNodeCreated, "/s/later")
-		_, _, childWatch, err := conn.ChildrenW("/s")
-		if err != nil {
+		if _, _, childWatch, err = conn.ChildrenW("/s"); err != nil {
 			t.Fatal(err)
 		}
-
-		t.Logf("moving session 0x%x back to %v", session, javaFollower)
-		d.moveTo(javaFollower.addr())
-		waitSession(t, events, zk.StateHasSession)
-		if _, err := admin.Create("/s/child", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-		requireEvent(t, childWatch, zk.EventNodeChildrenChanged, "/s")
-		for _, id := range e.present() {
-			tree := e.m(id).dump()
-			for _, p := range []string{"/s/eph1", "/s/eph2"} {
-				n, ok := tree.Get(p)
-				if !ok || n.Stat.EphemeralOwner != session {
-					t.Errorf("%v: %s present=%v owner 0x%x, want owned by 0x%x", e.m(id), p, ok, n.Stat.EphemeralOwner, session)
-				}
+	}
+	for _, id := range e.present() {
+		tree := e.m(id).dump()
+		for _, p := range ephemerals {
+			n, ok := tree.Get(p)
+			if !ok || n.Stat.EphemeralOwner != session {
+				t.Errorf("%v: %s present=%v owner 0x%x, want owned by 0x%x", e.m(id), p, ok, n.Stat.EphemeralOwner, session)
 			}
 		}
-		e.requireIdenticalTrees(nil)
+	}
+	e.requireIdenticalTrees(nil)
 
-		t.Logf("cutting session 0x%x off until it expires", session)
-		d.cutOff()
-		for _, id := range e.present() {
-			m := e.m(id)
-			c := m.connect()
-			waitFor(t, fmt.Sprintf("the ephemerals of the expired session gone from %v", m), func() (bool, string) {
-				if _, err := c.Sync("/s"); err != nil {
-					return false, err.Error()
-				}
-				children, _, err := c.Children("/s")
-				if err != nil {
-					return false, err.Error()
-				}
-				return !strings.Contains(strings.Join(children, " "), "eph"), fmt.Sprint(children)
-			})
-			c.Close()
-		}
-		e.requireIdenticalTrees(nil)
-	})
+	t.Logf("cutting session 0x%x off until it expires", session)
+	d.cutOff()
+	for _, id := range e.present() {
+		m := e.m(id)
+		c := m.connect()
+		waitFor(t, fmt.Sprintf("the ephemerals of the expired session gone from %v", m), func() (bool, string) {
+			if _, err := c.Sync("/s"); err != nil {
+				return false, err.Error()
+			}
+			children, _, err := c.Children("/s")
+			if err != nil {
+				return false, err.Error()
+			}
+			return !strings.Contains(strings.Join(children, " "), "eph"), fmt.Sprint(children)
+		})
+		c.Close()
+	}
+	e.requireIdenticalTrees(nil)
 }
 
 func requireEvent(t *testing.T, ch <-chan zk.Event, typ zk.EventType, path string) {

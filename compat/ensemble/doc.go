@@ -18,8 +18,10 @@
 // (tickTime=200, every four-letter word allowed, peerType=observer for an
 // observer). Members are started, stopped (SIGTERM), killed (SIGKILL),
 // wiped and restarted one by one; a member serves when srvr's Mode line
-// says leader, follower or observer. In every layout a Java server (id 3)
-// leads. The scenarios:
+// says leader, follower or observer. Server 3 leads: it starts first with
+// server 1, and both vote for the larger id. In datapath_interop_test.go
+// it is a Java server; in leader_interop_test.go a gozk one. The
+// scenarios:
 //
 //   - writes of every kind (each create mode, setData, setACL, delete,
 //     multi, a failing multi) through every member, from go-zookeeper,
@@ -37,6 +39,32 @@
 //     member when it expires;
 //   - a follower killed with SIGKILL in the middle of writes, over and
 //     over, rejoins each time holding every write the leader acknowledged.
+//
+// With a gozk leader (leader_interop_test.go) the writes scenario runs
+// on Java followers, all-gozk, Java and gozk followers with a Java
+// observer, and a gozk observer; the TRUNC scenario has gozk servers 3
+// and then 2 lead; a session moves from a Java follower to a gozk one and
+// then to the gozk leader, which expires it. Besides, the gozk leader
+// syncs a Java and a gozk follower by DIFF from its committed log (5
+// missed writes), by DIFF from its txn log (600, past
+// zookeeper.commitLogCount, with a snapshot large enough), by SNAP with
+// -Dzookeeper.snapshotSizeFactor=-1 and with
+// -Dzookeeper.forceSnapshotSync=true; a restarted leader still syncs a
+// follower that missed 100 writes by DIFF from its committed log, as
+// Java's does (TestDiffAfterLeaderRestart, with its all-Java run); the
+// leader is killed with SIGKILL in the middle of writes five times, all
+// gozk and with gozk and Java leaders in turn, and every write
+// acknowledged is then on every member (the time from each kill to the
+// first acknowledged write is logged); and a client still connected to
+// the leader after its session moved to a follower is disconnected at
+// its next write, as Java's leader does (checked all-Java too).
+//
+// The writes scenario also checks the leader's mntr (zk_learners,
+// zk_synced_followers, zk_synced_observers, ... as Java's leader counts
+// them), zk_digest_mismatches_count 0 on every Java member, and that the
+// Java learners logged every txn with the tree digest their leader sent
+// with it (a learner compares digests only when the proposal carries
+// one).
 //
 // After each, every running member's whole tree is read through
 // go-zookeeper after a sync (Dump) and compared (DiffTrees): data, every

@@ -23,6 +23,9 @@ import (
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javazk"
 	"github.com/gozk/gozk/compat/zkwire"
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/persistence/zkfiles"
+	"github.com/gozk/gozk/proto"
 )
 
 func TestMain(m *testing.M) { os.Exit(gozkproc.RunTests(m)) }
@@ -124,10 +127,21 @@ func newEnsemble(t *testing.T, l layout, opts ensembleOptions) *ensemble {
 		}
 	}
 	e := &ensemble{t: t, dir: t.TempDir(), layout: l, opts: opts, members: map[int64]*member{}, proxies: map[[2]int64]*quorumProxy{}}
+	// The kernel may hand a port it just gave out again: each member's
+	// three ports differ from every other's.
+	used := map[int]bool{}
+	port := func() int {
+		for {
+			if p := freePort(t); !used[p] {
+				used[p] = true
+				return p
+			}
+		}
+	}
 	add := func(k Kind, observer bool) {
 		id := int64(len(e.members) + 1)
 		m := &member{e: e, id: id, kind: k, observer: observer}
-		m.quorumPort, m.electionPort, m.clientPort = freePort(t), freePort(t), freePort(t)
+		m.quorumPort, m.electionPort, m.clientPort = port(), port(), port()
 		m.dir = filepath.Join(e.dir, fmt.Sprintf("%s%d", k, id))
 		m.dataDir = filepath.Join(m.dir, "data")
 		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
@@ -456,6 +470,23 @@ func (m *member) mode() string {
 	return ""
 }
 
+// zxid is the Zxid line of m's srvr answer (its last processed zxid),
+// -1 while it does not serve.
+func (m *member) zxid() int64 {
+	out, err := zkwire.FourLetterWord(m.addr(), "srvr", 5*time.Second)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "Zxid: "); ok {
+			if z, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64); err == nil {
+				return z
+			}
+		}
+	}
+	return -1
+}
+
 // gozkWithoutEnsembles is what a gozk build that runs standalone servers
 // only says when given an ensemble's zoo.cfg.
 const gozkWithoutEnsembles = "ensemble mode is not available yet"
@@ -653,5 +684,121 @@ func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 			t.Fatalf("%s: still not after %v (%s)", what, waitLimit, state)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// mntr is m's mntr answer as key -> value, nil while it does not answer.
+func (m *member) mntr() map[string]string {
+	out, err := zkwire.FourLetterWord(m.addr(), "mntr", 5*time.Second)
+	if err != nil {
+		return nil
+	}
+	values := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, "\t"); ok {
+			values[k] = strings.TrimSpace(v)
+		}
+	}
+	return values
+}
+
+// requireLeaderMntr checks the figures a leader's mntr has and a
+// follower's has not, as Java's leader prints them: its learners, the
+// synced followers (voters) and observers among them, each counted once
+// every running member has synced.
+func (e *ensemble) requireLeaderMntr(leader *member) {
+	e.t.Helper()
+	var followers, observers int
+	for _, id := range e.ids() {
+		m := e.members[id]
+		if m == leader || !m.running() {
+			continue
+		}
+		if m.observer {
+			observers++
+		} else {
+			followers++
+		}
+	}
+	want := map[string]string{
+		"zk_server_state":                "leader",
+		"zk_learners":                    strconv.Itoa(followers + observers),
+		"zk_synced_followers":            strconv.Itoa(followers),
+		"zk_synced_non_voting_followers": "0",
+		"zk_synced_observers":            strconv.Itoa(observers),
+		"zk_pending_syncs":               "0",
+	}
+	waitFor(e.t, fmt.Sprintf("the mntr of %v", leader), func() (bool, string) {
+		got := leader.mntr()
+		var wrong []string
+		for k, v := range want {
+			if got[k] != v {
+				wrong = append(wrong, fmt.Sprintf("%s=%q want %q", k, got[k], v))
+			}
+		}
+		for _, k := range []string{"zk_leader_uptime", "zk_proposal_count", "zk_last_proposal_size", "zk_min_proposal_size", "zk_max_proposal_size"} {
+			if _, ok := got[k]; !ok {
+				wrong = append(wrong, k+" missing")
+			}
+		}
+		sort.Strings(wrong)
+		return len(wrong) == 0, strings.Join(wrong, ", ")
+	})
+}
+
+// requireNoDigestMismatch checks that no running Java member found a
+// txn whose digest (sent by its leader with each proposal) disagreed
+// with its own tree's.
+func (e *ensemble) requireNoDigestMismatch() {
+	e.t.Helper()
+	for _, id := range e.ids() {
+		m := e.members[id]
+		if m.kind != Java || !m.running() {
+			continue
+		}
+		if got := m.mntr()["zk_digest_mismatches_count"]; got != "0" {
+			e.t.Errorf("%v: zk_digest_mismatches_count %q, want 0", m, got)
+		}
+	}
+}
+
+// requireTxnDigests checks that every txn in the txn logs of the Java
+// learners carries the tree digest its leader computed: a learner logs
+// each proposal as it came, and compares a digest only when the
+// proposal has one, so zk_digest_mismatches_count 0 means something only
+// when the digests are there.
+func (e *ensemble) requireTxnDigests(leader *member) {
+	e.t.Helper()
+	for _, id := range e.ids() {
+		m := e.members[id]
+		if m == leader || m.kind != Java {
+			continue
+		}
+		with, without, first := 0, 0, ""
+		err := zkfiles.ReadLogs(filepath.Join(m.dataDir, "version-2"), 0, 16<<20, func(_ string, rec zkfiles.Record) error {
+			var txn proto.TxnEntry
+			r := jute.NewReader(rec.Data)
+			txn.Decode(r)
+			if r.Err() != nil {
+				return fmt.Errorf("txn 0x%x: %w", rec.Zxid(), r.Err())
+			}
+			if txn.Digest != nil {
+				with++
+			} else {
+				if first == "" {
+					first = fmt.Sprintf("0x%x (%v)", txn.Header.Zxid, proto.OpCode(txn.Header.Type))
+				}
+				without++
+			}
+			return nil
+		})
+		if err != nil {
+			e.t.Errorf("reading the txn logs of %v: %v", m, err)
+			continue
+		}
+		if without > 0 || with == 0 {
+			e.t.Errorf("%v logged %d txns from %v with a digest and %d without (the first: %s), want every one with",
+				m, with, leader, without, first)
+		}
 	}
 }

@@ -27,6 +27,7 @@ type quorumProxy struct {
 
 	mu      sync.Mutex
 	holding bool
+	lastAck int64 // the newest ACK forwarded
 	held    []int64
 	heldNew chan struct{} // closed and replaced at each held ACK
 	conns   []net.Conn
@@ -98,6 +99,9 @@ func (p *quorumProxy) forwardLearner(learner, leader net.Conn) {
 		if zab.PacketType(pkt.Type) == zab.Ack && p.hold(pkt.Zxid) {
 			continue
 		}
+		if zab.PacketType(pkt.Type) == zab.Ack {
+			p.forwarded(pkt.Zxid)
+		}
 		if _, err := leader.Write(raw.Bytes()); err != nil {
 			return
 		}
@@ -115,6 +119,19 @@ func (p *quorumProxy) hold(zxid int64) bool {
 	close(p.heldNew)
 	p.heldNew = make(chan struct{})
 	return true
+}
+
+func (p *quorumProxy) forwarded(zxid int64) {
+	p.mu.Lock()
+	p.lastAck = max(p.lastAck, zxid)
+	p.mu.Unlock()
+}
+
+// forwardedAck is the zxid of the newest ACK the learner sent through.
+func (p *quorumProxy) forwardedAck() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastAck
 }
 
 // holdAcks starts dropping the learner's ACKs.

@@ -23,15 +23,44 @@ var (
 	gozkSyncMode = regexp.MustCompile(`(?i)\b(diff|snap|trunc)\w*`)
 )
 
+// gozkLeaderSyncLine is a gozk leader's line for each learner it syncs
+// (console or JSON output), and gozkLearnerField and gozkModeField its
+// fields.
+var (
+	gozkLeaderSyncLine = regexp.MustCompile(`syncing a learner`)
+	gozkLearnerField   = regexp.MustCompile(`"?learner"?[=:](\d+)`)
+	gozkModeField      = regexp.MustCompile(`"?mode"?[=:]"?(\w+)`)
+)
+
 // GozkSyncModes returns the sync modes a gozk member's log reports, one
-// per sync with a leader, oldest first.
+// per sync with a leader, oldest first. The lines it logs as a leader,
+// syncing its learners, are not its own syncs.
 func GozkSyncModes(log string) []string {
 	var modes []string
 	for _, line := range strings.Split(log, "\n") {
-		if !gozkSyncLine.MatchString(line) {
+		if !gozkSyncLine.MatchString(line) || gozkLeaderSyncLine.MatchString(line) {
 			continue
 		}
 		if m := gozkSyncMode.FindStringSubmatch(line); m != nil {
+			modes = append(modes, strings.ToUpper(m[1]))
+		}
+	}
+	return modes
+}
+
+// GozkLeaderSyncModes returns the sync modes a gozk leader chose for the
+// learner with id sid, oldest first.
+func GozkLeaderSyncModes(log string, sid int64) []string {
+	var modes []string
+	for _, line := range strings.Split(log, "\n") {
+		if !gozkLeaderSyncLine.MatchString(line) {
+			continue
+		}
+		l, m := gozkLearnerField.FindStringSubmatch(line), gozkModeField.FindStringSubmatch(line)
+		if l == nil || m == nil {
+			continue
+		}
+		if id, err := strconv.ParseInt(l[1], 10, 64); err == nil && id == sid {
 			modes = append(modes, strings.ToUpper(m[1]))
 		}
 	}

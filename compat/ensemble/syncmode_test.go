@@ -50,8 +50,29 @@ func TestGozkSyncModes(t *testing.T) {
 2026-11-28T06:00:01Z INF snapshot written zxid=0x100000064
 2026-11-28T06:00:02Z INF syncing with leader 3 by SNAP zxid=0x100000250
 2026-11-28T06:00:03Z INF sync with the leader: truncating the log to 0x100000018
+2026-11-28T06:00:04Z INF syncing a learner learner=2 mode=DIFF zxid=0x200000000
 `
 	if got := strings.Join(GozkSyncModes(log), " "); got != "DIFF SNAP TRUNC" {
 		t.Errorf("%s, want DIFF SNAP TRUNC", got)
+	}
+}
+
+// A gozk leader's line for each learner it syncs, console or JSON.
+func TestGozkLeaderLogSyncModes(t *testing.T) {
+	log := `2026-11-28T06:24:29.958Z INF syncing a learner learner=2 mode=DIFF zxid=0x10000006d
+2026-11-28T06:24:30.481Z INF syncing a learner learner=1 mode=SNAP zxid=0x200000000
+2026-11-28T06:24:30.481Z INF snapshot sent to a learner bytes=10976 learner=1 tookMs=0.104184
+2026-11-28T06:24:31.000Z INF syncing with the leader leader=1 mode=DIFF zxid=0x200000005
+{"level":"info","learner":1,"mode":"TRUNC","zxid":"0x200000003","message":"syncing a learner"}
+2026-11-28T06:24:32.000Z INF syncing a learner learner=12 mode=DIFF zxid=0x300000000
+`
+	if got := strings.Join(GozkLeaderSyncModes(log, 1), " "); got != "SNAP TRUNC" {
+		t.Errorf("learner 1: %s, want SNAP TRUNC", got)
+	}
+	if got := strings.Join(GozkLeaderSyncModes(log, 2), " "); got != "DIFF" {
+		t.Errorf("learner 2: %s, want DIFF", got)
+	}
+	if got := GozkLeaderSyncModes(log, 3); len(got) != 0 {
+		t.Errorf("learner 3, never synced: %v", got)
 	}
 }
