@@ -203,7 +203,8 @@ func TestGozkLeaderTruncates(t *testing.T) {
 }
 
 // TestLeaderFailover: the leader is killed with SIGKILL in the middle
-// of writes, five times. A client on a session of its own writes all
+// of writes, twenty times in the all-gozk layout and five in the mixed
+// one (a JVM takes seconds to start again). A client on a session of its own writes all
 // along (through whichever member it reaches) and records each write
 // acknowledged; after each kill the others elect a new leader, the old
 // one rejoins as a follower, and every acknowledged write is on every
@@ -225,7 +226,12 @@ type ackedWrite struct {
 }
 
 func leaderFailover(t *testing.T, l layout) {
-	const rounds = 5
+	rounds := 20
+	for _, k := range l.Voters {
+		if k == Java {
+			rounds = 5
+		}
+	}
 	e := newEnsemble(t, l, ensembleOptions{Props: map[string]string{"zookeeper.snapCount": "100"}})
 	e.startLeader(leaderID, 1)
 	e.startRest()
