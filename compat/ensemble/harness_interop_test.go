@@ -76,6 +76,9 @@ type ensembleOptions struct {
 	// proxy (quorumProxy) as to's quorum address, so that the test sees
 	// and can hold back what from sends to to as its leader.
 	Proxied [][2]int64
+	// Extra are lines added to every member's zoo.cfg (group.N,
+	// weight.N, ...).
+	Extra []string
 }
 
 // tickTime keeps elections, pings and session timeouts short.
@@ -240,6 +243,9 @@ func (e *ensemble) config(m *member) string {
 			role = ":observer"
 		}
 		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d%s\n", id, qport, o.electionPort, role)
+	}
+	for _, line := range e.opts.Extra {
+		b.WriteString(line + "\n")
 	}
 	return b.String()
 }
