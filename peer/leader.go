@@ -270,7 +270,7 @@ func (m *Member) lead(ctx context.Context, current, accepted int64) error {
 		return err
 	}
 	run := &leaderLoop{m: m, l: l, port: m.quorumPort, events: newEventQueue(), links: map[int64]*learnerLink{}, window: window,
-		sids: map[int64]int64{}, observers: map[int64]*server.ObserverInfo{}}
+		sids: map[int64]int64{}, observers: map[int64]*server.ObserverInfo{}, syncs: map[int64]*learnerSync{}}
 	return run.run(ctx)
 }
 
@@ -286,6 +286,9 @@ type leaderLoop struct {
 	// sids are the server ids the learners named in their
 	// FOLLOWERINFO or OBSERVERINFO, for the log lines.
 	sids map[int64]int64
+	// syncs are the learners being synced, for the line logged once
+	// their NEWLEADER goes out: mode, txns and bytes sent, time taken.
+	syncs map[int64]*learnerSync
 	// observers are the links that registered as observers, with what
 	// the AdminServer's observers command shows of them.
 	observers map[int64]*server.ObserverInfo
@@ -391,6 +394,7 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 			delete(r.links, e.conn)
 			delete(r.sids, e.conn)
 			delete(r.observers, e.conn)
+			delete(r.syncs, e.conn)
 			l.Disconnect(e.conn)
 		}
 		return nil
@@ -440,6 +444,18 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 					}
 					m.log.Info().Int64("learner", r.sids[a.Conn]).Str("mode", t.String()).
 						Str("zxid", fmt.Sprintf("0x%x", a.Packet.Zxid)).Msg("syncing a learner")
+					r.syncs[a.Conn] = &learnerSync{mode: t.String(), began: time.Now()}
+				case zab.Proposal:
+					if s := r.syncs[a.Conn]; s != nil {
+						s.txns++
+						s.bytes += int64(len(a.Packet.Data))
+					}
+				case zab.NewLeader:
+					if s := r.syncs[a.Conn]; s != nil {
+						delete(r.syncs, a.Conn)
+						m.log.Info().Int64("learner", r.sids[a.Conn]).Str("mode", s.mode).Int("txns", s.txns).
+							Int64("bytes", s.bytes).Dur("tookMs", time.Since(s.began)).Msg("learner synced; NEWLEADER sent")
+					}
 				}
 			}
 		case zab.LeadSendSnap:
@@ -452,6 +468,7 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				conn, sid, events, log := a.Conn, r.sids[a.Conn], r.events, m.log
 				log.Info().Int64("learner", sid).Str("mode", "SNAP").Str("zxid", fmt.Sprintf("0x%x", a.Packet.Zxid)).
 					Msg("syncing a learner")
+				r.syncs[a.Conn] = &learnerSync{mode: "SNAP", began: time.Now()}
 				k.send(outItem{packet: a.Packet}, outItem{snap: func(w io.Writer) error {
 					began := time.Now()
 					n, err := ss.WriteTo(w)
@@ -469,6 +486,7 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				k.close()
 				delete(r.links, a.Conn)
 				delete(r.observers, a.Conn)
+				delete(r.syncs, a.Conn)
 			}
 		case zab.LeadPersistAcceptedEpoch:
 			if err := m.srv.Store().SetAcceptedEpoch(a.Epoch); err != nil {
@@ -530,6 +548,15 @@ func (r *leaderLoop) publishStats() {
 		st.observers = append(st.observers, *o)
 	}
 	r.m.leaderStats.Store(&st)
+}
+
+// learnerSync is one learner's sync in progress: what the leader sent it
+// before its NEWLEADER (a SNAP's tree is logged apart, when written).
+type learnerSync struct {
+	mode  string
+	began time.Time
+	txns  int
+	bytes int64
 }
 
 // leaderFigures are what the monitoring commands read of a leader.
