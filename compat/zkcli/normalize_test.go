@@ -132,3 +132,17 @@ func TestNormalizeCutLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffIgnoresALostFinalClose: zkCli's exit may beat the printing of
+// its last session's Closed event; only that line may be missing.
+func TestDiffIgnoresALostFinalClose(t *testing.T) {
+	want := Transcript{Events: []string{"state:SyncConnected type:None path:null", sessionClosed}}
+	got := Transcript{Events: []string{"state:SyncConnected type:None path:null"}}
+	if d := Diff(want, got); d != "" {
+		t.Errorf("a lost final Closed event is a difference:\n%s", d)
+	}
+	got.Events = []string{"state:Disconnected type:None path:null"}
+	if d := Diff(want, got); d == "" {
+		t.Error("another difference was hidden with the final Closed event")
+	}
+}
