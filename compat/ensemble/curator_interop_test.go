@@ -3,6 +3,7 @@
 package ensemble
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,29 @@ func TestCuratorThroughGozk(t *testing.T) {
 					t.Errorf("%s did not run (plan %s)", name, strings.Join(run.Plan, ", "))
 				}
 			}
+			// The leader goes on reaping the recipes' containers after
+			// Curator is done: compare once every member has been at
+			// one zxid for two seconds (two reaper passes).
+			waitFor(t, "the ensemble to settle", func() (bool, string) {
+				first := int64(-2)
+				var zxids []string
+				for _, id := range e.present() {
+					z := e.m(id).zxid()
+					zxids = append(zxids, fmt.Sprintf("%d:0x%x", id, z))
+					if first == -2 {
+						first = z
+					} else if z != first {
+						return false, strings.Join(zxids, " ")
+					}
+				}
+				time.Sleep(2 * time.Second)
+				for _, id := range e.present() {
+					if z := e.m(id).zxid(); z != first {
+						return false, strings.Join(zxids, " ")
+					}
+				}
+				return true, ""
+			})
 			e.requireIdenticalTrees(nil)
 		})
 	}
