@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -47,7 +48,12 @@ func TestGozkMatchesRecordedJavaInProcess(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no recorded Java transcript: %v", err)
 			}
+			// The free port picked may be taken before the server binds it
+			// by another test running at the same time: pick again.
 			addr, err := startInProcess(t, sc.Server)
+			for try := 1; err != nil && strings.Contains(err.Error(), "address already in use") && try < 5; try++ {
+				addr, err = startInProcess(t, sc.Server)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
