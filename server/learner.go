@@ -130,9 +130,15 @@ func (s *Server) waitDurable(l *learnerLog) {
 	}
 }
 
-// ErrNotLearning is returned for learner operations on a server that is
-// not serving as a learner.
-var ErrNotLearning = errors.New("server: not serving as a learner")
+// truncatedTo forgets what the log held after zxid: the uncommitted txns
+// and the durability reported beyond it.
+func (l *learnerLog) truncatedTo(zxid int64) {
+	l.mu.Lock()
+	l.uncommitted = nil
+	l.submitted = min(l.submitted, zxid)
+	l.durable = min(l.durable, zxid)
+	l.mu.Unlock()
+}
 
 // Logged delivers the zxid up to which the txns given to LogTxn are
 // durable, rising; when reports come faster than they are read, only the
@@ -224,8 +230,9 @@ func (s *Server) applyCommitted(data []byte) error {
 	}
 	h := &txn.Header
 	if last := s.tree.LastProcessedZxid(); h.Zxid <= last {
-		// Java's DataTree skips a txn it has already applied; a SNAP
-		// sent while writes go on may hold some of the txns after it.
+		// Already in the tree: the same txn delivered twice. (A SNAP's
+		// tree is set at the SNAP's zxid, so the txns after it, which
+		// its fuzzy stream may partly hold, are still applied.)
 		return nil
 	}
 	var r *request
@@ -608,11 +615,7 @@ func (s *Server) TruncateLog(zxid int64) error {
 	if err := s.txnLog.TruncateAfter(zxid); err != nil {
 		return err
 	}
-	s.ens.mu.Lock()
-	s.ens.uncommitted = nil
-	s.ens.submitted = min(s.ens.submitted, zxid)
-	s.ens.durable = min(s.ens.durable, zxid)
-	s.ens.mu.Unlock()
+	s.ens.truncatedTo(zxid)
 	return s.reload()
 }
 
@@ -642,11 +645,7 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	if err := s.txnLog.TruncateAfter(zxid); err != nil {
 		return err
 	}
-	s.ens.mu.Lock()
-	s.ens.uncommitted = nil
-	s.ens.submitted = min(s.ens.submitted, zxid)
-	s.ens.durable = min(s.ens.durable, zxid)
-	s.ens.mu.Unlock()
+	s.ens.truncatedTo(zxid)
 	s.snapMu.Lock()
 	s.replaceTree(tree)
 	s.snapMu.Unlock()
