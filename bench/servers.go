@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gozk/gozk/internal/testport"
 	"github.com/gozk/gozk/proto"
 )
 
@@ -322,11 +323,4 @@ func (p *ServerProcess) Alive() bool {
 	}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return testport.Free() }

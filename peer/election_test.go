@@ -2,7 +2,6 @@ package peer
 
 import (
 	"context"
-	"net"
 	"os"
 	"strconv"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/fle"
+	"github.com/gozk/gozk/internal/testport"
 	"github.com/gozk/gozk/quorum"
 	"github.com/gozk/gozk/quorum/electionport"
 )
@@ -27,12 +27,7 @@ func newTestEnsemble(t *testing.T, voters []int64, observers ...int64) *testEnse
 	t.Helper()
 	te := &testEnsemble{ens: &conf.Ensemble{Servers: map[int64]*conf.ServerSpec{}}, addrs: map[int64]string{}}
 	add := func(id int64, typ conf.LearnerType) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
+		port := testport.MustFree(t)
 		te.addrs[id] = "127.0.0.1:" + strconv.Itoa(port)
 		te.ens.Servers[id] = &conf.ServerSpec{ID: id, Type: typ,
 			Addrs: []conf.QuorumAddr{{Host: "127.0.0.1", QuorumPort: 1, ElectionPort: port}}}

@@ -3,7 +3,6 @@ package peer
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/internal/testport"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/server"
@@ -30,15 +30,7 @@ type gozkMember struct {
 	done   chan error
 }
 
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freeLoopbackPort(t *testing.T) int { return testport.MustFree(t) }
 
 // writeEnsemble writes a zoo.cfg and myid for n members under root and
 // returns their config paths; extra lines go into every zoo.cfg.

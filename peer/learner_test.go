@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gozk/gozk/internal/testport"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
@@ -223,9 +224,7 @@ func TestUnexpectedSyncPacketStopsTheServer(t *testing.T) {
 }
 
 func TestNoLeaderThere(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testport.Addr(t)
 	if err := follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{}); !errors.Is(err, ErrLeaderLost) {
 		t.Fatalf("FollowLeader = %v, want the leader lost", err)
 	}
@@ -234,12 +233,7 @@ func TestNoLeaderThere(t *testing.T) {
 // TestLeaderListeningLateIsReached: a follower often decides before its
 // new leader listens; as Java's, it dials again.
 func TestLeaderListeningLateIsReached(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testport.Addr(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -259,7 +253,7 @@ func TestLeaderListeningLateIsReached(t *testing.T) {
 		l := &scriptedLeader{t: t, conn: conn, br: bufio.NewReader(conn)}
 		l.expect(zab.FollowerInfo, 0)
 	}()
-	err = follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{})
+	err := follow(t, addr, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{})
 	<-done
 	if !errors.Is(err, ErrLeaderLost) || strings.Contains(err.Error(), "connecting") {
 		t.Fatalf("FollowLeader = %v, want the leader reached, then lost when it hangs up", err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gozk/gozk/internal/testport"
 )
 
 // The CLI tests build the binary once and run it as scripts would.
@@ -56,15 +57,7 @@ func gozk(t *testing.T, env []string, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testport.MustFree(t) }
 
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()

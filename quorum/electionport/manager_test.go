@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/fle"
+	"github.com/gozk/gozk/internal/testport"
 )
 
 // logBuffer collects a Manager's log lines for a test to look at.
@@ -36,18 +37,9 @@ func (b *logBuffer) String() string {
 // freeAddrs reserves n loopback ports for election addresses.
 func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	var lns []net.Listener
 	var out []string
 	for i := 0; i < n; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
+		out = append(out, testport.Addr(t))
 	}
 	return out
 }
