@@ -70,7 +70,7 @@ type Member struct {
 	Kind Kind
 	c    *Cluster
 
-	Dir, DataDir, CfgPath, LogPath  string
+	Dir, DataDir, CfgPath, LogPath   string
 	ClientPort, QuorumPort, ElecPort int
 
 	mu       sync.Mutex
