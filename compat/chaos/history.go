@@ -330,12 +330,6 @@ func (s *session) create(path, value string, flags int32) Op {
 	})
 }
 
-func (s *session) delete(path string) Op {
-	return s.do(Op{Kind: KindDelete, Key: path}, func(c *zk.Conn, op *Op) error {
-		return c.Delete(path, -1)
-	})
-}
-
 func (op *Op) setStat(st *zk.Stat) {
 	op.Version, op.Mzxid, op.Owner = st.Version, st.Mzxid, st.EphemeralOwner
 }
