@@ -121,7 +121,7 @@ func TestSessionChecks(t *testing.T) {
 			read(KindRead, 1, 0, 10, "a", 1, 0x10), onS2(read(KindRead, 1, 20, 30, "init", 0, 0x1))}, "monotonic reads"},
 		"reconnect to an older member": {[]Op{
 			w,
-			other(cas(1, 20, 30, 0, "x", OK, 0x20)),         // session 2 sees zxid 0x20
+			other(cas(1, 20, 30, 0, "x", OK, 0x20)), // session 2 sees zxid 0x20
 			onS2(read(KindRead, 1, 40, 50, "init", 0, 0x1)), // and then misses 0x10
 		}, "sequential consistency"},
 		"write ordered before what the session saw": {[]Op{
