@@ -40,7 +40,9 @@ func TestLinearizableRegister(t *testing.T) {
 		cas(0, 40, 50, 1, "c", Indeterminate, 0),
 		read(KindLinRead, 1, 60, 70, "c", 2, 3), // the indeterminate write took effect
 		cas(0, 80, 90, 2, "d", Indeterminate, 0),
-		read(KindLinRead, 1, 100, 110, "c", 2, 3), // this one did not (or not yet)
+		read(KindLinRead, 1, 100, 110, "c", 2, 3), // this one had not yet
+		read(KindRead, 2, 120, 130, "d", 3, 4),    // but a follower saw it later
+		cas(2, 140, 150, 3, "e", OK, 5),           // and a write built on it
 	}
 	if a, note := checkLinearizable(ok, "init"); len(a) != 0 || note != "" {
 		t.Fatalf("linearizable history judged %q %q", a, note)
@@ -66,6 +68,10 @@ func TestLinearizableRegister(t *testing.T) {
 		"two writes from one version": {
 			cas(0, 0, 10, 0, "a", OK, 2),
 			cas(1, 20, 30, 0, "b", OK, 3),
+		},
+		"read with a version the write did not make": {
+			cas(0, 0, 10, 0, "a", OK, 2),
+			read(KindLinRead, 1, 20, 30, "a", 2, 2),
 		},
 		"read before its write": {
 			read(KindLinRead, 1, 0, 10, "a", 1, 2),
@@ -126,6 +132,8 @@ func TestSessionChecks(t *testing.T) {
 		}, "sequential consistency"},
 		"write ordered before what the session saw": {[]Op{
 			other(read(KindRead, 0, 0, 10, "x", 1, 0x40)), cas(0, 20, 30, 0, "a", OK, 0x30)}, "ordered updates"},
+		"write sharing a zxid the session saw": {[]Op{
+			other(read(KindRead, 0, 0, 10, "x", 1, 0x40)), cas(0, 20, 30, 0, "a", OK, 0x40)}, "ordered updates"},
 	}
 	for name, c := range cases {
 		a := checkSessions(c.h, deleteAttempts(c.h))
