@@ -4,4 +4,110 @@
 // Workloads (workload.go) drive real clients and judge their histories;
 // the harness starts ensembles, injects faults and runs the matrix of
 // layouts and nemeses that `make chaos` reports.
+//
+// # Workloads
+//
+// Each workload (workloads_*.go, after Jepsen's ZooKeeper and ClickHouse
+// Keeper suites and etcd's robustness tests) runs Env.Clients sessions
+// with go-zookeeper, each spread over every member, under a fresh
+// parent znode per run, at a modest rate (10 to 40 ms between a
+// client's operations). Every operation is recorded (history.go) with
+// its invocation and return times, the session and member it ran on,
+// and an outcome: ok; failed, when the server refused it (ErrBadVersion,
+// ErrNodeExists, ErrNoNode, ...) or go-zookeeper never sent it
+// (ErrNoServer); indeterminate otherwise (ErrConnectionClosed,
+// ErrSessionExpired or ErrClosing with the request in flight, or no
+// reply within max(SessionTimeout, 2 s), since go-zookeeper holds a
+// request while it reconnects).
+//
+//   - register: three znodes; a client reads one (at its member) and
+//     writes it with setData conditional on the version read; three
+//     operations in ten are a sync and a read on a session connected to
+//     the member Env.Leader names, kept as linearizable only if that
+//     member still leads after the read.
+//   - counter: one znode holding a count; an increment is a multi of a
+//     version check and a setData of count+1 at that version.
+//   - unique-ids: sequential creates under one parent.
+//   - set: creates of children with distinct names.
+//   - queue: enqueue is a sequential create; dequeue lists, reads the
+//     smallest child and deletes it; only an acknowledged delete is a
+//     dequeue.
+//   - ephemeral: one session holds an ephemeral for the whole run; the
+//     other clients open sessions, create one or two ephemerals, and end
+//     each session by closing it or by abandoning it (its connection cut
+//     and no new one dialled, so the ensemble must expire it).
+//
+// Every write stores a tag no other write uses, so a value read names
+// the write that made it.
+//
+// # What Check checks
+//
+// Check runs after the faults are healed. It reads the final state
+// through every member after a sync there, retrying a member until the
+// check's context ends, and then judges:
+//
+//   - Linearizability (register, counter), with porcupine: a model of a
+//     register of data and version, one per znode, whose conditional
+//     setData applies when the version matches and fails with
+//     ErrBadVersion when it does not. The history holds the writes and
+//     the reads at the leader after sync, plus the final reads. An
+//     indeterminate write never returns (it may apply at any later
+//     time); one whose data no read ever returned is left out, as every
+//     later write is conditional on a read. Reads at other members are
+//     not linearizable in ZooKeeper and are judged only per session
+//     (below). A search porcupine cannot finish in 30 s is logged as
+//     undecided, not failed.
+//   - Atomicity and a single history (register, counter): a version of a
+//     znode has the same data and mzxid at every member and in the
+//     acknowledging stat; an acknowledged write's version is the one it
+//     expected plus one; a read returns only data some client wrote.
+//   - Counter: the final count at every member lies between the
+//     acknowledged increments and those plus the indeterminate ones
+//     (below: Lost; above: Duplicated), and equals the version.
+//   - unique-ids and set: every member holds every acknowledged create,
+//     under the name the server acknowledged, exactly once (else Lost
+//     or Duplicated); nothing refused or never attempted; no name
+//     acknowledged to two creates; indeterminate creates either way.
+//   - queue: no element dequeued twice (by path or by tag); nothing
+//     dequeued that was not enqueued (or whose enqueue was refused);
+//     every acknowledged enqueue dequeued, perhaps dequeued (an
+//     indeterminate delete), or still queued at the end, else Lost; no
+//     dequeued element still queued.
+//   - ephemeral: Check waits (up to three session timeouts and 20 s)
+//     until no member serves an ephemeral of an ended session (closed,
+//     abandoned, or replaced by go-zookeeper after expiry), then asks
+//     the long session whether it still holds: if it answers in the
+//     same session, every member must hold its acknowledged ephemeral
+//     (else Lost). Each node's ephemeralOwner must be the session that
+//     created it.
+//   - All the members serve the same children after the sync.
+//
+// Per session (every workload, check_session.go), over operations
+// acknowledged in a session that stayed the same across the operation
+// (go-zookeeper silently opens a new session after an expiry), in
+// invocation order. go-zookeeper does not expose the zxid of a reply's
+// header, so the zxids come from the stats of replies: a read's or a
+// write's mzxid, a list's pzxid.
+//
+//   - Monotonic reads: a znode's (mzxid, version) and a parent's
+//     (pzxid, cversion) never go back within a session, whichever
+//     member serves it; a child once listed stays listed unless some
+//     client had issued a delete of it (or, for ephemerals, its session
+//     ended).
+//   - Read-your-writes: after an acknowledged setData a read of the
+//     znode returns that version or a newer one; after an acknowledged
+//     create a list of the parent has the child (unless deleted as
+//     above); after an acknowledged delete it lacks it.
+//   - Sequential consistency and single system image: once a session
+//     has seen zxid Z, a read of a znode misses no acknowledged setData
+//     of that znode with a zxid up to Z. A session that reconnects to
+//     another member (the member refuses a client that saw a newer zxid
+//     than its own) so never sees older state than it saw.
+//   - Ordered updates: an acknowledged setData gets a zxid above every
+//     zxid its session had seen when it was issued.
+//
+// Table (check_report.go) renders a matrix of rows, one per layout and
+// nemesis, as markdown: a line per workload with the faults injected,
+// the time to recover, operations by outcome, anomalies, lost and
+// duplicated, followed by every anomaly's text.
 package chaos

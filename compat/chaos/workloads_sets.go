@@ -1,0 +1,95 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// elementsWorkload creates children of one parent, each storing a tag
+// no other create uses, and now and then lists the parent. sequential:
+// the unique-ids workload, where the server names each child with the
+// parent's sequence counter; otherwise the set workload, where the
+// client names it after the tag.
+type elementsWorkload struct {
+	name       string
+	sequential bool
+
+	root string
+	hist *History
+}
+
+// NewUniqueIDs returns the unique-ids workload.
+func NewUniqueIDs() Workload { return &elementsWorkload{name: "unique-ids", sequential: true} }
+
+// NewSet returns the set workload.
+func NewSet() Workload { return &elementsWorkload{name: "set"} }
+
+func (w *elementsWorkload) Name() string { return w.name }
+
+func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
+	w.root = runRoot(w.name, env.Seed)
+	w.hist = newHistory()
+	if err := ensurePath(ctx, env, w.root, nil); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for c := 0; c < max(env.Clients, 1); c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(env.Seed*1000 + int64(c)))
+			s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+			if err != nil {
+				env.Logf("%s client %d: %v", w.name, c, err)
+				return
+			}
+			defer s.close()
+			for n := 0; pause(ctx, rng); n++ {
+				if rng.Intn(8) == 0 {
+					s.list(w.root)
+					continue
+				}
+				tag := fmt.Sprintf("c%d-%d", c, n)
+				if w.sequential {
+					s.create(w.root+"/id-", tag, zk.FlagSequence)
+				} else {
+					s.create(w.root+"/"+tag, tag, 0)
+				}
+			}
+		}(c)
+	}
+	wg.Wait()
+	return nil
+}
+
+func (w *elementsWorkload) Check(ctx context.Context, env *Env) Result {
+	r := Result{Workload: w.name}
+	if w.hist == nil {
+		r.Anomalies = append(r.Anomalies, "the workload never ran")
+		return r
+	}
+	ops := w.hist.Ops()
+	if !w.sequential {
+		// The set's creates name their path: record it as acknowledged.
+		for i := range ops {
+			if ops[i].Kind == KindCreate && ops[i].Outcome == OK && ops[i].Path == "" {
+				ops[i].Path = ops[i].Key
+			}
+		}
+	}
+	count(&r, ops)
+	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
+	views, err := readFinal(ctx, env, w.root)
+	if err != nil {
+		r.Anomalies = append(r.Anomalies, err.Error())
+		return r
+	}
+	a, lost, dup := checkElements(ops, views)
+	r.Anomalies = append(r.Anomalies, a...)
+	r.Lost, r.Duplicated = lost, dup
+	return r
+}
