@@ -296,7 +296,12 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 	if op == proto.OpCreateSession {
 		op = proto.OpNotification // a client may not send -10: unknown opcode
 	}
-	viaLeader := op == proto.OpSync && ls != nil
+	// A sync on a learner goes through the leader; on the leader it
+	// waits behind the writes prepared before it, which followers may
+	// have applied and answered before the leader has: a read after it
+	// sees every write any client saw acknowledged before the sync, as
+	// behind Java's leader, whose sync passes its commit processor.
+	viaLeader := op == proto.OpSync && (ls != nil || s.leading.Load() != nil)
 	write := viaLeader || isWriteOp(op)
 	c.order.requested(xid, op)
 	sess.mu.Lock()

@@ -214,3 +214,63 @@ func TestLeaderZxidRollover(t *testing.T) {
 		t.Fatal("a write past the counter's end was applied")
 	}
 }
+
+// TestLeaderSyncWaitsForEarlierWrites: followers can apply and answer a
+// txn the leader has not applied yet (the quorum commits it while the
+// leader's own apply waits), so a sync of the leader's own client must
+// be answered only once every write prepared before it is applied; the
+// read after it then sees them, as behind Java's leader.
+func TestLeaderSyncWaitsForEarlierWrites(t *testing.T) {
+	s, q := startLeader(t, false)
+	writer, _ := connect(t, s)
+	reader, _ := connect(t, s)
+	if _, err := writer.Create("/r", []byte("old"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Lock()
+	q.hold = true
+	q.mu.Unlock()
+	set := make(chan error, 1)
+	go func() {
+		_, err := writer.Set("/r", []byte("new"), -1)
+		set <- err
+	}()
+	// The set is prepared and proposed, not committed.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		q.mu.Lock()
+		n := len(q.proposals)
+		q.mu.Unlock()
+		if n == 4 { // two createSessions, the create, the set
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d proposals; want the set proposed", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	synced := make(chan error, 1)
+	go func() {
+		_, err := reader.Sync("/r")
+		synced <- err
+	}()
+	select {
+	case err := <-synced:
+		t.Fatalf("sync answered (%v) before the set before it committed", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	q.mu.Lock()
+	q.hold = false
+	logged := q.logged
+	q.mu.Unlock()
+	s.Committed(logged)
+	if err := <-set; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-synced; err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := reader.Get("/r"); err != nil || string(data) != "new" {
+		t.Fatalf("read after sync: %q, %v; want the set's data", data, err)
+	}
+}

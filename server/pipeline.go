@@ -533,8 +533,9 @@ func (s *Server) replyWrite(r *request) {
 		c.reply(r.xid, zxid, proto.ErrOK, &proto.MultiResponse{Results: res.Multi})
 		return
 	case proto.OpSync:
-		// Forwarded through the leader by a learner; read here as a
-		// standalone server reads it.
+		// A learner's sync forwarded through its leader, or the
+		// leader's own ordered behind its writes: read as a standalone
+		// server reads it.
 		s.executeRead(c, r.xid, r.op, r.body, r.ids)
 		return
 	}

@@ -67,6 +67,12 @@ func (p *prepStage) prepare(r *request, now int64) {
 		r.syncReached()
 		return
 	}
+	if r.op == proto.OpSync {
+		// A sync of the leader's own client makes no txn either: it
+		// rides in its batch, which is applied, and the sync answered,
+		// after every batch before it.
+		return
+	}
 	record, ok := p.decodeBody(r)
 	if !ok {
 		// Java assigns the zxid before it decodes, so an undecodable write

@@ -25,8 +25,9 @@ type request struct {
 	owner       int64
 	syncReached func() // a learner's sync: called when prep reaches it
 	dropped     bool   // not prepared: the leader's zxids ran out
-	// viaLeader marks a sync a learner sends through its leader: it
-	// waits in its session's queue as a write does.
+	// viaLeader marks a sync a learner sends through its leader, or a
+	// leader orders behind the writes prepared before it: it waits in
+	// its session's queue as a write does.
 	viaLeader bool
 
 	// Set by prep for writes.
