@@ -73,7 +73,7 @@ func TestChaos(t *testing.T) {
 			break
 		}
 	}
-	table := RenderTable(rows)
+	table := Table(rows)
 	t.Logf("results after %v:\n%s", time.Since(start).Round(time.Second), table)
 	if path := os.Getenv("CHAOS_REPORT"); path != "" {
 		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
@@ -102,7 +102,7 @@ func runLayout(t *testing.T, layout Layout, nemeses []Nemesis, seed int64) []Row
 	var rows []Row
 	for i, n := range nemeses {
 		cellSeed := seed + int64(i)
-		row, err := RunCell(ctx, c, n, NewWorkloads(fmt.Sprintf("/chaos-%d", cellSeed)), cellSeed, DefaultTiming, t.Logf)
+		row, err := RunCell(ctx, c, n, AllWorkloads(), cellSeed, DefaultTiming, t.Logf)
 		rows = append(rows, row)
 		if err != nil {
 			t.Fatalf("%s / %s: %v", layout.Name, n.Name, err)

@@ -311,14 +311,3 @@ func (m *Member) dump(ctx context.Context) (ensemble.Tree, error) {
 	})
 	return tree, err
 }
-
-// Row is one cell of the results table: a layout under one nemesis.
-type Row struct {
-	Layout, Nemesis string
-	// Faults counts the faults injected (crash points that fired).
-	Faults int
-	// Recover is the longest time after the fault began during which no
-	// write was acknowledged.
-	Recover time.Duration
-	Results []Result
-}
