@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
@@ -616,6 +617,9 @@ func (s *Server) TruncateLog(zxid int64) error {
 		return err
 	}
 	s.ens.truncatedTo(zxid)
+	if err := failpoint.Hit(failpoint.LearnerMidTrunc); err != nil {
+		return err
+	}
 	return s.reload()
 }
 
@@ -628,10 +632,19 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	tree := db.New(s.treeOptions())
 	ld := tree.NewLoader()
 	sessions := map[int64]int32{}
+	nodes := 0
 	_, err := zkfiles.DecodeSnapStream(r, s.fieldLimit, zkfiles.SnapshotHandler{
 		Session: func(id int64, timeout int32) error { sessions[id] = timeout; return nil },
 		ACL:     func(e proto.ACLCacheEntry) error { ld.ACL(e.Id, e.Acl); return nil },
-		Node:    func(n *zkfiles.Node) error { return ld.Node(n.Path, n.Data, n.ACLID, &n.Stat) },
+		Node: func(n *zkfiles.Node) error {
+			if err := ld.Node(n.Path, n.Data, n.ACLID, &n.Stat); err != nil {
+				return err
+			}
+			if nodes++; nodes == 1 {
+				return failpoint.Hit(failpoint.LearnerMidSnap)
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("reading the leader's snapshot: %w", err)

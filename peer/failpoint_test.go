@@ -1,0 +1,245 @@
+package peer
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gozk/gozk/internal/failpoint"
+	"github.com/gozk/gozk/zab"
+)
+
+// The crash tests run a follower in a child process (this test binary
+// again, in TestFailpointChild) against a scripted leader here, with a
+// crash armed in the child's GOZK_FAILPOINTS; once the child has died of
+// SIGKILL at the point, its data directory is opened here, as a restart
+// would, and checked against what Zab requires.
+const (
+	childDirEnv    = "GOZK_TEST_FAILPOINT_DIR"
+	childLeaderEnv = "GOZK_TEST_FAILPOINT_LEADER"
+)
+
+// TestFailpointChild is the child's side: a follower on the data
+// directory, following the leader, with the points of GOZK_FAILPOINTS
+// armed. It is skipped when not run as a child.
+func TestFailpointChild(t *testing.T) {
+	dir, addr := os.Getenv(childDirEnv), os.Getenv(childLeaderEnv)
+	if dir == "" {
+		t.Skip("run by the crash tests")
+	}
+	if _, err := failpoint.ArmFromEnv(); err != nil {
+		t.Fatal(err)
+	}
+	srv := ensembleServer(t, dir)
+	err := followServer(t, addr, srv, false)
+	t.Fatalf("the follower survived its failpoint: FollowLeader = %v", err)
+}
+
+// crashFollower runs the child follower on dir against the scripted
+// leader script with spec armed, and returns once the child has died of
+// SIGKILL (the test fails otherwise). The child's standard error must
+// name the point that crashed it.
+func crashFollower(t *testing.T, dir, spec string, script func(l *scriptedLeader)) {
+	t.Helper()
+	addr, done := leaderOnLoopback(t, script)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFailpointChild$", "-test.v")
+	cmd.Env = append(os.Environ(), childDirEnv+"="+dir, childLeaderEnv+"="+addr, failpoint.EnvVar+"="+spec)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	<-done
+	var ee *exec.ExitError
+	ws, ok := syscall.WaitStatus(0), false
+	if errors.As(err, &ee) {
+		ws, ok = ee.Sys().(syscall.WaitStatus)
+	}
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the follower ended with %v, want death by SIGKILL at %s:\n%s", err, spec, out.String())
+	}
+	point, _, _ := strings.Cut(spec, "=")
+	if !strings.Contains(out.String(), "gozk: failpoint "+point+": crash") {
+		t.Fatalf("the follower died of SIGKILL, not at %s:\n%s", point, out.String())
+	}
+}
+
+// expectGone reads until the learner's connection ends: the learner
+// must send nothing more.
+func (l *scriptedLeader) expectGone() {
+	l.t.Helper()
+	for {
+		p := l.read()
+		if p == nil {
+			return
+		}
+		l.t.Errorf("leader got %s 0x%x from a learner that should have died", zab.PacketType(p.Type), p.Zxid)
+	}
+}
+
+// handshake is a Java leader's discovery with a learner that has
+// accepted epoch accepted and logged up to lastZxid, announcing epoch.
+func (l *scriptedLeader) handshake(accepted, epoch, lastZxid int64) {
+	l.t.Helper()
+	l.expect(zab.FollowerInfo, accepted<<32)
+	l.send(zab.LeaderInfo, epoch<<32, zab.IntBody(zab.ProtocolVersion))
+	l.expect(zab.AckEpoch, lastZxid)
+}
+
+// prepared is a data directory whose log holds creates of paths in epoch
+// 1 (both epochs 1), for a follower that already followed a leader.
+func prepared(t *testing.T, paths ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	srv := ensembleServer(t, dir)
+	for i, p := range paths {
+		z := int64(0x100000001 + i)
+		if err := srv.LogTxn(z, createTxn(z, 0x100, int32(i+1), p, int32(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.FlushLog(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Store().SetAcceptedEpoch(1)
+	srv.Store().SetCurrentEpoch(1)
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// restarted opens dir as a restart would and checks its tree, last zxid
+// and epochs.
+func restarted(t *testing.T, dir, wantPaths string, wantZxid, wantCurrent, wantAccepted int64) {
+	t.Helper()
+	srv := ensembleServer(t, dir)
+	defer srv.Close()
+	got, z := paths(srv), srv.LastZxid()
+	e, err := srv.Store().Epochs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != wantPaths || z != wantZxid || e.Current != wantCurrent || e.Accepted != wantAccepted {
+		t.Fatalf("after the crash and a restart: tree %q at 0x%x, epochs current %d accepted %d; want %q at 0x%x, %d and %d",
+			got, z, e.Current, e.Accepted, wantPaths, wantZxid, wantCurrent, wantAccepted)
+	}
+}
+
+func javaSnapStream(t *testing.T) []byte {
+	t.Helper()
+	snap, err := os.ReadFile(filepath.Join("..", "persistence", "zkfiles", "testdata", "java-snapstream.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// snapPaths are the paths of the fixture's tree (at 0x100000006), as a
+// follower that took it holds them.
+func snapPaths(t *testing.T) string {
+	t.Helper()
+	dir := prepared(t)
+	snap := javaSnapStream(t)
+	srv := ensembleServer(t, dir)
+	defer srv.Close()
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		l.handshake(1, 2, 0)
+		l.send(zab.Snap, 0x100000006, nil)
+		l.conn.Write(snap)
+		l.send(zab.NewLeader, 0x200000000, nil)
+		l.expect(zab.Ack, 0x200000000)
+		l.send(zab.UpToDate, -1, nil)
+		l.expect(zab.Ack, 0x200000000)
+	})
+	followServer(t, addr, srv, false)
+	<-done
+	return paths(srv)
+}
+
+// TestCrashLearnerLoggedBeforeAck: a follower dies with a proposal
+// durable and its ACK not sent; after a restart the proposal is in its
+// log (and tree), with the committed one before it.
+func TestCrashLearnerLoggedBeforeAck(t *testing.T) {
+	dir := t.TempDir()
+	crashFollower(t, dir, "learner-logged-before-ack=crash@2", func(l *scriptedLeader) {
+		l.handshake(0, 1, 0)
+		l.send(zab.Diff, 0, nil)
+		l.send(zab.NewLeader, 0x100000000, nil)
+		l.expect(zab.Ack, 0x100000000)
+		l.send(zab.UpToDate, -1, nil)
+		l.expect(zab.Ack, 0x100000000)
+		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/committed", 0))
+		l.expect(zab.Ack, 0x100000001)
+		l.send(zab.Commit, 0x100000001, nil)
+		l.send(zab.Proposal, 0x100000002, createTxn(0x100000002, 0x100, 2, "/logged", 1))
+		l.expectGone()
+	})
+	restarted(t, dir, "/committed /logged", 0x100000002, 1, 1)
+}
+
+// TestCrashLearnerAfterNewLeaderAck: a follower dies right after its
+// NEWLEADER ACK; the DIFF's committed txns and the current epoch it
+// acknowledged are durable.
+func TestCrashLearnerAfterNewLeaderAck(t *testing.T) {
+	dir := t.TempDir()
+	crashFollower(t, dir, "learner-after-newleader-ack=crash", func(l *scriptedLeader) {
+		l.handshake(0, 1, 0)
+		l.send(zab.Diff, 0x100000002, nil)
+		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/a", 0))
+		l.send(zab.Commit, 0x100000001, nil)
+		l.send(zab.Proposal, 0x100000002, createTxn(0x100000002, 0x100, 2, "/b", 1))
+		l.send(zab.Commit, 0x100000002, nil)
+		l.send(zab.NewLeader, 0x100000000, nil)
+		l.expect(zab.Ack, 0x100000000)
+		l.expectGone()
+	})
+	restarted(t, dir, "/a /b", 0x100000002, 1, 1)
+}
+
+// TestCrashLearnerMidSnap: a follower dies with part of a SNAP's tree
+// read; it restarts with its own tree and log, untouched, and the new
+// epoch accepted.
+func TestCrashLearnerMidSnap(t *testing.T) {
+	dir := prepared(t, "/mine")
+	snap := javaSnapStream(t)
+	crashFollower(t, dir, "learner-mid-snap=crash", func(l *scriptedLeader) {
+		l.handshake(1, 2, 0x100000001)
+		l.send(zab.Snap, 0x100000006, nil)
+		l.conn.Write(snap)
+		l.expectGone()
+	})
+	restarted(t, dir, "/mine", 0x100000001, 1, 2)
+}
+
+// TestCrashLearnerAfterCurrentEpoch: a follower dies after writing the
+// current epoch at NEWLEADER, before acknowledging it: the SNAP's tree
+// is on the disk (its snapshot precedes the epoch), not the old one.
+func TestCrashLearnerAfterCurrentEpoch(t *testing.T) {
+	want := snapPaths(t)
+	dir := prepared(t, "/mine")
+	snap := javaSnapStream(t)
+	crashFollower(t, dir, "after-current-epoch=crash", func(l *scriptedLeader) {
+		l.handshake(1, 2, 0x100000001)
+		l.send(zab.Snap, 0x100000006, nil)
+		l.conn.Write(snap)
+		l.send(zab.NewLeader, 0x200000000, nil)
+		l.expectGone()
+	})
+	restarted(t, dir, want, 0x100000006, 2, 2)
+}
+
+// TestCrashLearnerMidTrunc: a follower dies with its log truncated by
+// TRUNC and its tree not yet reloaded; it restarts without the
+// truncated txns.
+func TestCrashLearnerMidTrunc(t *testing.T) {
+	dir := prepared(t, "/a", "/b", "/c")
+	crashFollower(t, dir, "learner-mid-trunc=crash", func(l *scriptedLeader) {
+		l.handshake(1, 2, 0x100000003)
+		l.send(zab.Trunc, 0x100000001, nil)
+		l.expectGone()
+	})
+	restarted(t, dir, "/a", 0x100000001, 1, 2)
+}
