@@ -2,14 +2,20 @@ package peer
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	gozk "github.com/go-zookeeper/zk"
 
 	"github.com/gozk/gozk/internal/failpoint"
+	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
 
@@ -242,4 +248,81 @@ func TestCrashLearnerMidTrunc(t *testing.T) {
 		l.expectGone()
 	})
 	restarted(t, dir, "/a", 0x100000001, 1, 2)
+}
+
+// TestEnsembleHitsTheZabPoints runs three members that sync by SNAP
+// (forceSnapshotSync) with a hook watching every point: establishing the
+// leader and one write pass each Zab point of the leader and the
+// learners, in the roles their comments name.
+func TestEnsembleHitsTheZabPoints(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[failpoint.Point]int{}
+	var members []*gozkMember
+	var wrong []string
+	restore, err := failpoint.SetHook("", func(p failpoint.Point, _ int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		hits[p]++
+		leaders := 0
+		for _, m := range members {
+			if m.srv.Role() == server.RoleLeader {
+				leaders++
+			}
+		}
+		// The leader's points fire on a member leading, the learners'
+		// while one leads (in another member).
+		if leaders == 0 && p != failpoint.AfterCurrentEpoch {
+			wrong = append(wrong, p.String()+" with no member leading")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	mu.Lock()
+	for _, p := range writeEnsemble(t, t.TempDir(), 3, "forceSnapshotSync=true") {
+		members = append(members, startMember(t, p))
+	}
+	mu.Unlock()
+	leader := waitRoles(t, members...)
+	c := clientOf(t, leader)
+	if _, err := c.Create("/x", nil, 0, gozk.WorldACL(gozk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[failpoint.Point]int{
+		failpoint.LeaderMidSnapSend:        2,
+		failpoint.LearnerMidSnap:           2,
+		failpoint.AfterCurrentEpoch:        3,
+		failpoint.LearnerAfterNewLeaderAck: 2,
+		failpoint.LeaderLoggedBeforeCommit: 1,
+		failpoint.LearnerLoggedBeforeAck:   1,
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		missing := ""
+		for p, n := range want {
+			if hits[p] < n {
+				missing += fmt.Sprintf(" %s (%d of %d)", p, hits[p], n)
+			}
+		}
+		got := fmt.Sprint(hits)
+		mu.Unlock()
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("points not hit:%s; hits %s", missing, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits[failpoint.LearnerMidTrunc] != 0 || hits[failpoint.DiskSync] != 0 {
+		t.Errorf("points hit outside their place: %v", hits)
+	}
+	if len(wrong) > 0 {
+		t.Errorf("points hit in the wrong role: %v", wrong)
+	}
 }
