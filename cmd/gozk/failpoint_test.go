@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// TestMalformedFailpointsExit2: a GOZK_FAILPOINTS gozk cannot read stops
+// the server before anything starts, with status 2 and the entry named.
+func TestMalformedFailpointsExit2(t *testing.T) {
+	dir := t.TempDir()
+	cfg := standaloneConfig(t, dir, freePort(t), freePort(t))
+	for _, tc := range []struct{ spec, want string }{
+		{"learner-mid-snap=crash;disk-sink=error", `server: GOZK_FAILPOINTS: entry 2 "disk-sink=error": unknown point "disk-sink"`},
+		{"disk-sync=sleep(2)", `GOZK_FAILPOINTS: entry 1 "disk-sync=sleep(2)": sleep: time: missing unit`},
+		{"disk-write=crash@0", `GOZK_FAILPOINTS: entry 1 "disk-write=crash@0": hit "0" after @ is not a positive integer`},
+	} {
+		_, stderr, code := gozk(t, []string{"GOZK_FAILPOINTS=" + tc.spec}, "server", "--config", cfg)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("GOZK_FAILPOINTS=%s: exit %d, stderr %q; want %d and %q", tc.spec, code, stderr, exitUsage, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
+		t.Error("the refused server created its data directory")
+	}
+}
+
+// TestDiskFaultStopsTheServer runs `gozk server` with a failing fsync,
+// then a failing write, of its stores: the writes before the fault are
+// acknowledged, the one that meets it is not, the server exits (status
+// 1) saying why, and a restart without the fault has every acknowledged
+// write.
+func TestDiskFaultStopsTheServer(t *testing.T) {
+	// A fresh standalone server makes about 70 fsyncs and 20 writes
+	// before it serves, then one of each per create: the fault lands on
+	// a create a few dozen in.
+	for _, tc := range []struct{ name, spec string }{
+		{"fsync", "disk-sync=error@120"},
+		{"write", "disk-write=error@60"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			port := freePort(t)
+			addr := fmt.Sprintf("127.0.0.1:%d", port)
+			cfg := standaloneConfig(t, dir, port, freePort(t))
+			logPath := filepath.Join(dir, "gozk.log")
+			proc := startServerProcess(t, append(os.Environ(), "GOZK_FAILPOINTS="+tc.spec),
+				"server", "--config", cfg, "--log-file", logPath, "--log-format", "json")
+			proc.waitRuok(t, addr)
+			c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var acked []string
+			for i := 0; i < 1000; i++ {
+				p := fmt.Sprintf("/n%04d", i)
+				if _, err := c.Create(p, []byte("v"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+					break
+				}
+				acked = append(acked, p)
+			}
+			c.Close()
+			t.Logf("%d creates acknowledged before the fault", len(acked))
+			if len(acked) == 0 || len(acked) == 1000 {
+				t.Fatalf("%d creates acknowledged; want the fault to land on a create after some", len(acked))
+			}
+			var waitErr error
+			select {
+			case waitErr = <-proc.done:
+			case <-time.After(time.Minute):
+				t.Fatal("the server still runs a minute after the fault")
+			}
+			var ee *exec.ExitError
+			if !errors.As(waitErr, &ee) || ee.ExitCode() != exitRuntime {
+				t.Fatalf("server ended with %v, want exit status %d\n%s", waitErr, exitRuntime, proc.stderr.String())
+			}
+			lines := readJSONLines(t, logPath)
+			armed := find(t, lines, "fault injection armed from GOZK_FAILPOINTS")
+			if armed["level"] != "warn" || fmt.Sprint(armed["failpoints"]) != "["+tc.spec+"]" {
+				t.Errorf("armed line %v", armed)
+			}
+			stopped := false
+			for _, l := range lines {
+				msg, _ := l["message"].(string)
+				if l["level"] == "error" && (strings.Contains(msg, "the txn log failed") || strings.Contains(msg, "the data store failed")) &&
+					strings.Contains(fmt.Sprint(l), "failpoint "+strings.SplitN(tc.spec, "=", 2)[0]+": injected I/O error") {
+					stopped = true
+				}
+			}
+			for _, l := range lines {
+				if l["level"] == "error" {
+					t.Logf("error line: %v", l)
+				}
+			}
+			if !stopped {
+				t.Errorf("no error line says the store failed on the injected fault:\n%v", lines)
+			}
+
+			// Restarted without the fault: every acknowledged create is there.
+			proc = startServerProcess(t, os.Environ(), "server", "--config", cfg)
+			proc.waitRuok(t, addr)
+			c, _, err = zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			children, _, err := c.Children("/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := map[string]bool{}
+			for _, ch := range children {
+				have["/"+ch] = true
+			}
+			for _, p := range acked {
+				if !have[p] {
+					t.Errorf("acknowledged %s lost after the restart", p)
+				}
+			}
+			proc.cmd.Process.Signal(syscall.SIGTERM)
+			<-proc.done
+		})
+	}
+}
