@@ -129,6 +129,27 @@ func TestSnapCutShortThenDiff(t *testing.T) {
 			if err := srv.StopServing(); err != nil {
 				t.Fatal(err)
 			}
+			// A later TRUNC sync snapshots the tree; the log below it
+			// stays, as after any TRUNC: only a SNAP's snapshot stands
+			// in for the log under it.
+			addr, done = leaderOnLoopback(t, func(l *scriptedLeader) {
+				l.handshake(3, 4, 0x100000002)
+				l.send(zab.Trunc, 0x100000002, nil)
+				l.send(zab.NewLeader, 0x400000000, nil)
+				l.expect(zab.Ack, 0x400000000)
+				l.send(zab.UpToDate, -1, nil)
+				l.expect(zab.Ack, 0x400000000)
+			})
+			if err := followServer(t, addr, srv, false); !errors.Is(err, ErrLeaderLost) {
+				t.Fatalf("FollowLeader = %v", err)
+			}
+			<-done
+			if first, err := srv.Store().Log().FirstZxid(); err != nil || first != 0x100000001 {
+				t.Fatalf("after a TRUNC sync the log starts at 0x%x (%v), want 0x100000001: purged as if after a SNAP", first, err)
+			}
+			if err := srv.StopServing(); err != nil {
+				t.Fatal(err)
+			}
 			srv = reopen(t, srv, dir)
 			if got := paths(srv); got != "/mine /two" {
 				t.Fatalf("after a restart the tree holds %q", got)

@@ -579,6 +579,10 @@ func (s *Server) reload() error {
 		return fmt.Errorf("reloading the data tree: %w", err)
 	}
 	s.replaceTree(tree)
+	// A SNAP's tree not yet snapshotted is gone with the tree it
+	// replaced: the next sync's snapshot must not purge the log below
+	// itself as if one had been.
+	s.snapReplaced = 0
 	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", rec.Zxid)).Int("txns", rec.Txns).
 		Dur("tookMs", time.Since(began)).Msg("data reloaded from the log")
 	return nil
