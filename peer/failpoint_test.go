@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -324,5 +325,93 @@ func TestEnsembleHitsTheZabPoints(t *testing.T) {
 	}
 	if len(wrong) > 0 {
 		t.Errorf("points hit in the wrong role: %v", wrong)
+	}
+}
+
+// TestEnsembleSurvivesInjectedErrors arms an error at one Zab point of
+// a three-member ensemble under writes: the member that meets it handles
+// it as the I/O error it stands for (a learner drops its leader and
+// syncs again, a leader steps down), the ensemble forms again, and every
+// member ends with every acknowledged write, and with a write whose
+// answer was lost either everywhere or nowhere.
+func TestEnsembleSurvivesInjectedErrors(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		extra []string
+	}{
+		{"leader-logged-before-commit=error@3", nil},
+		{"leader-mid-snap-send=error@1", []string{"forceSnapshotSync=true"}},
+		{"learner-logged-before-ack=error@2", nil},
+		{"after-current-epoch=error@1", nil},
+		{"learner-after-newleader-ack=error@1", nil},
+	} {
+		point, _, _ := strings.Cut(tc.spec, "=")
+		t.Run(point, func(t *testing.T) {
+			var hits atomic.Int64
+			p, _ := failpoint.Lookup(point)
+			restore, err := failpoint.SetHook(tc.spec, func(q failpoint.Point, _ int64) error {
+				if q == p {
+					hits.Add(1)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer restore()
+			var members []*gozkMember
+			var addrs []string
+			for _, path := range writeEnsemble(t, t.TempDir(), 3, tc.extra...) {
+				m := startMember(t, path)
+				members = append(members, m)
+				addrs = append(addrs, m.srv.Addr().String())
+			}
+			waitRoles(t, members...)
+			c, _, err := gozk.Connect(addrs, 10*time.Second, gozk.WithLogger(quietLogger{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var acked, unsure []string
+			for i := 0; i < 10; i++ {
+				path := fmt.Sprintf("/k%d", i)
+				if _, err := c.Create(path, nil, 0, gozk.WorldACL(gozk.PermAll)); err != nil {
+					unsure = append(unsure, path)
+					continue
+				}
+				acked = append(acked, path)
+			}
+			c.Close()
+			if armed, _ := failpoint.Parse(tc.spec); hits.Load() < armed[0].Action.At {
+				t.Fatalf("%s hit %d times; the armed hit never came", point, hits.Load())
+			}
+			waitRoles(t, members...)
+			seen := map[string]int{}
+			for _, m := range members {
+				mc := clientOf(t, m)
+				if _, err := mc.Sync("/"); err != nil {
+					t.Fatal(err)
+				}
+				for _, path := range append(acked, unsure...) {
+					if ok, _, err := mc.Exists(path); err != nil {
+						t.Fatal(err)
+					} else if ok {
+						seen[path]++
+					}
+				}
+				mc.Close()
+			}
+			for _, path := range acked {
+				if seen[path] != len(members) {
+					t.Errorf("acknowledged %s is on %d members of %d", path, seen[path], len(members))
+				}
+			}
+			for _, path := range unsure {
+				if n := seen[path]; n != 0 && n != len(members) {
+					t.Errorf("unacknowledged %s is on %d members of %d", path, n, len(members))
+				}
+			}
+			t.Logf("%d writes acknowledged, %d not; %s hit %d times", len(acked), len(unsure), point, hits.Load())
+		})
 	}
 }
