@@ -40,12 +40,12 @@ func TestMalformedFailpointsExit2(t *testing.T) {
 // 1) saying why, and a restart without the fault has every acknowledged
 // write.
 func TestDiskFaultStopsTheServer(t *testing.T) {
-	// A fresh standalone server makes about 70 fsyncs and 20 writes
-	// before it serves, then one of each per create: the fault lands on
-	// a create a few dozen in.
+	// The disk points count from the moment the data is loaded; a
+	// create (and the client's session) then makes one fsync and one
+	// write each.
 	for _, tc := range []struct{ name, spec string }{
-		{"fsync", "disk-sync=error@120"},
-		{"write", "disk-write=error@60"},
+		{"fsync", "disk-sync=error@10"},
+		{"write", "disk-write=error@10"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -70,8 +70,8 @@ func TestDiskFaultStopsTheServer(t *testing.T) {
 			}
 			c.Close()
 			t.Logf("%d creates acknowledged before the fault", len(acked))
-			if len(acked) == 0 || len(acked) == 1000 {
-				t.Fatalf("%d creates acknowledged; want the fault to land on a create after some", len(acked))
+			if len(acked) != 8 {
+				t.Fatalf("%d creates acknowledged; want the fault on the ninth create's (the session's came first)", len(acked))
 			}
 			var waitErr error
 			select {
@@ -129,5 +129,37 @@ func TestDiskFaultStopsTheServer(t *testing.T) {
 			proc.cmd.Process.Signal(syscall.SIGTERM)
 			<-proc.done
 		})
+	}
+}
+
+// TestDiskSyncStall: disk-sync=sleep(D)@N holds the Nth fsync after the
+// data is loaded for D; the create behind it waits that long and
+// succeeds, and the server goes on.
+func TestDiskSyncStall(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cfg := standaloneConfig(t, dir, port, freePort(t))
+	proc := startServerProcess(t, append(os.Environ(), "GOZK_FAILPOINTS=disk-sync=sleep(1500ms)@3"), "server", "--config", cfg)
+	proc.waitRuok(t, addr)
+	c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var took []time.Duration
+	for i := 0; i < 3; i++ { // the session's fsync is the first
+		began := time.Now()
+		if _, err := c.Create(fmt.Sprintf("/s%d", i), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatalf("create %d: %v", i, err)
+		}
+		took = append(took, time.Since(began))
+	}
+	if took[1] < 1500*time.Millisecond {
+		t.Fatalf("creates took %v; the second should have waited out the stalled fsync", took)
+	}
+	proc.cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-proc.done; err != nil {
+		t.Fatalf("server exit after the stall: %v\n%s", err, proc.stderr.String())
 	}
 }

@@ -255,6 +255,9 @@ func runServer(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
+	// Disk faults count from here, the data loaded: hit N is then the
+	// same fsync or write from one run to the next.
+	failpoint.StartDiskFaults()
 	// The client port reaches the server through netio's Handler
 	// interface, which the server implements.
 	clientPort, err := netio.Listen(srv.ClientPortConfig(), srv)

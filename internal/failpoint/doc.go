@@ -36,12 +36,14 @@
 //	learner-mid-trunc            log truncated by TRUNC, tree not reloaded
 //	leader-mid-snap-send         part of a SNAP's tree written to a learner
 //	leader-logged-before-commit  leader's proposal durable, its own ACK not counted
-//	disk-sync                    every fsync of the stores' files
-//	disk-write                   every write to the stores' files
+//	disk-sync                    every fsync of the stores' files, data loaded
+//	disk-write                   every write to the stores' files, data loaded
 //
 // The Zab points sit in the I/O layers (peer/, server/); zab/ stays free
 // of them. The disk points are a Pebble vfs.FS wrapper (FS) that `gozk
-// server` puts under its stores only when one of them is armed.
+// server` puts under its stores only when one of them is armed; they act
+// (and count hits) from StartDiskFaults, which it calls once its data is
+// loaded, so that hit N is the same operation in every run.
 //
 // With nothing armed Hit costs one atomic load. Tests arm points with
 // Arm, or watch every hit with SetHook, and Disarm afterwards.

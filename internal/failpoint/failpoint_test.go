@@ -165,14 +165,32 @@ func TestHook(t *testing.T) {
 	}
 }
 
-// TestFS: writes and fsyncs through FS reach the points; an error stops
-// the operation before the file system.
+// TestFS: writes and fsyncs through FS reach the points once the disk
+// faults are started; an error stops the operation before the file
+// system.
 func TestFS(t *testing.T) {
 	defer Disarm()
 	mem := vfs.NewMem()
 	fs := FS(mem)
 	Arm("disk-write=error@2;disk-sync=error@1")
+	// Not yet started: nothing fails, nothing counts.
 	f, err := fs.Create("/f", vfs.WriteCategoryUnspecified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := f.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	mem.Remove("/f")
+	StartDiskFaults()
+	defer diskFaults.Store(false)
+	f, err = fs.Create("/f", vfs.WriteCategoryUnspecified)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,13 +42,16 @@ const (
 	// out for them yet unless a quorum of followers acknowledged.
 	LeaderLoggedBeforeCommit
 	// DiskSync fires at every fsync (Sync, SyncData, SyncTo) of a file
-	// in the txn log's and snapshot store's directories, before the
-	// fsync (vfs.go, FS); an error fails the fsync, a sleep stalls it.
-	// Only `gozk server` installs it, and only when it is armed.
+	// or directory of the txn log and the snapshot store, before the
+	// fsync (vfs.go, FS), once StartDiskFaults has been called (by `gozk
+	// server` when its data is loaded); an error fails the fsync, a
+	// sleep stalls it. Only `gozk server` installs it, and only when a
+	// disk point is armed.
 	DiskSync
 	// DiskWrite fires at every write (Write, WriteAt) to a file of the
-	// txn log and snapshot store, before the write (vfs.go, FS); an
-	// error fails it as a full disk or EIO would.
+	// txn log and the snapshot store, before the write (vfs.go, FS),
+	// from StartDiskFaults on; an error fails it as a full disk or EIO
+	// would.
 	DiskWrite
 
 	numPoints
