@@ -23,8 +23,9 @@ const (
 	// AfterCurrentEpoch fires right after the current epoch is written
 	// durably during a sync: on a learner at NEWLEADER, before its ACK
 	// is sent (peer/member.go, serverStore.PersistCurrentEpoch); on the
-	// leader once a quorum acknowledged NEWLEADER, before it serves
-	// (peer/leader.go, leaderLoop.do). The fix-up written at start from
+	// leader once a quorum acknowledged the new epoch (ACKEPOCH), before
+	// it syncs the learners and sends them NEWLEADER (peer/leader.go,
+	// leaderLoop.do). The fix-up written at start from
 	// the log's last zxid does not fire it.
 	AfterCurrentEpoch
 	// LearnerMidTrunc fires on a learner told to TRUNC once the log is
