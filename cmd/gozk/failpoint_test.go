@@ -163,3 +163,104 @@ func TestDiskSyncStall(t *testing.T) {
 		t.Fatalf("server exit after the stall: %v\n%s", err, proc.stderr.String())
 	}
 }
+
+// TestEnsembleMemberCrashesAtAZabPoint runs three `gozk server`
+// processes, one with after-current-epoch=crash: it dies of SIGKILL as
+// the first leader is established, naming the point, the other two serve
+// on, and restarted without the fault on the same data directory it
+// joins them and has their writes.
+func TestEnsembleMemberCrashesAtAZabPoint(t *testing.T) {
+	root := t.TempDir()
+	var servers []string
+	clients := make([]int, 3)
+	for i := range clients {
+		servers = append(servers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", i+1, freePort(t), freePort(t)))
+		clients[i] = freePort(t)
+	}
+	cfgs := make([]string, 3)
+	for i := range cfgs {
+		dir := filepath.Join(root, fmt.Sprint(i+1))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, "myid", fmt.Sprint(i+1))
+		cfgs[i] = writeFile(t, dir, "zoo.cfg", fmt.Sprintf("tickTime=200\ninitLimit=10\nsyncLimit=5\ndataDir=%s\nclientPort=%d\n"+
+			"clientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=*\n%s\n", dir, clients[i], strings.Join(servers, "\n")))
+	}
+	addr := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", clients[i]) }
+	mode := func(i int) string {
+		out, _, _ := gozk(t, nil, "4lw", "srvr", "--server", addr(i), "--timeout", "1s")
+		for _, line := range strings.Split(out, "\n") {
+			if m, ok := strings.CutPrefix(line, "Mode: "); ok {
+				return m
+			}
+		}
+		return ""
+	}
+	armed := startServerProcess(t, append(os.Environ(), "GOZK_FAILPOINTS=after-current-epoch=crash"), "server", "--config", cfgs[2])
+	startServerProcess(t, os.Environ(), "server", "--config", cfgs[0])
+	startServerProcess(t, os.Environ(), "server", "--config", cfgs[1])
+	select {
+	case err := <-armed.done:
+		var ee *exec.ExitError
+		ws, ok := syscall.WaitStatus(0), false
+		if errors.As(err, &ee) {
+			ws, ok = ee.Sys().(syscall.WaitStatus)
+		}
+		if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("member 3 ended with %v, want SIGKILL\n%s", err, armed.stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("member 3 did not crash at after-current-epoch")
+	}
+	if !strings.Contains(armed.stderr.String(), "gozk: failpoint after-current-epoch: crash (hit 1)") {
+		t.Fatalf("member 3's stderr does not name the point:\n%s", armed.stderr.String())
+	}
+	waitModes := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var modes []string
+			leaders, followers := 0, 0
+			for i := 0; i < n; i++ {
+				m := mode(i)
+				modes = append(modes, m)
+				switch m {
+				case "leader":
+					leaders++
+				case "follower":
+					followers++
+				}
+			}
+			if leaders == 1 && followers == n-1 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("members' modes %v; want one leader and %d followers", modes, n-1)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitModes(2)
+	c, _, err := zk.Connect([]string{addr(0)}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Create("/while-down", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	startServerProcess(t, os.Environ(), "server", "--config", cfgs[2])
+	waitModes(3)
+	c3, _, err := zk.Connect([]string{addr(2)}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close()
+	if _, err := c3.Sync("/"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := c3.Exists("/while-down"); err != nil || !ok {
+		t.Fatalf("the restarted member lacks /while-down: %v %v", ok, err)
+	}
+}
