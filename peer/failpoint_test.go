@@ -1,6 +1,8 @@
 package peer
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -207,16 +209,18 @@ func TestCrashLearnerAfterNewLeaderAck(t *testing.T) {
 }
 
 // TestCrashLearnerMidSnap: a follower dies with part of a SNAP's tree
-// read; it restarts with its own tree and log, untouched, and the new
-// epoch accepted.
+// read (the leader sends the rest only once it is gone, so the point
+// must fire before the end of the stream); it restarts with its own tree
+// and log, untouched, and the new epoch accepted.
 func TestCrashLearnerMidSnap(t *testing.T) {
 	dir := prepared(t, "/mine")
 	snap := javaSnapStream(t)
 	crashFollower(t, dir, "learner-mid-snap=crash", func(l *scriptedLeader) {
 		l.handshake(1, 2, 0x100000001)
 		l.send(zab.Snap, 0x100000006, nil)
-		l.conn.Write(snap)
+		l.conn.Write(snap[:len(snap)/2])
 		l.expectGone()
+		l.conn.Write(snap[len(snap)/2:])
 	})
 	restarted(t, dir, "/mine", 0x100000001, 1, 2)
 }
@@ -413,5 +417,41 @@ func TestEnsembleSurvivesInjectedErrors(t *testing.T) {
 			}
 			t.Logf("%d writes acknowledged, %d not; %s hit %d times", len(acked), len(unsure), point, hits.Load())
 		})
+	}
+}
+
+// TestMidSnapWriterFiresWithPartOnTheConnection: leader-mid-snap-send
+// fires once, after the stream's first write has reached the connection
+// (the buffer flushed) and before the rest is written; its error ends
+// the stream.
+func TestMidSnapWriterFiresWithPartOnTheConnection(t *testing.T) {
+	var conn bytes.Buffer
+	w := &midSnapWriter{w: &deadlineWriter{w: bufio.NewWriterSize(&conn, 64<<10)}}
+	onConn := -1
+	hits := 0
+	restore, err := failpoint.SetHook("", func(p failpoint.Point, _ int64) error {
+		if p == failpoint.LeaderMidSnapSend {
+			hits++
+			onConn = conn.Len()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"first part", "second", "third"} {
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore()
+	if hits != 1 || onConn != len("first part") {
+		t.Fatalf("hit %d times, with %d bytes on the connection; want once, with the first part's %d", hits, onConn, len("first part"))
+	}
+	failpoint.Arm("leader-mid-snap-send=error")
+	defer failpoint.Disarm()
+	w = &midSnapWriter{w: &deadlineWriter{w: bufio.NewWriterSize(&conn, 64<<10)}}
+	if _, err := w.Write([]byte("x")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("write at an armed error: %v", err)
 	}
 }
