@@ -37,4 +37,10 @@
 // go out on the same connection (leaderLink), one packet at a time. Tests
 // play a Java leader's packet sequences against it, with a recording store
 // and with a real server.
+//
+// The I/O steps at Zab's dangerous moments (a proposal durable and not yet
+// acknowledged, NEWLEADER acknowledged, the current epoch written, part of
+// a SNAP sent, the leader's own log durable) call internal/failpoint's Hit,
+// so that a fault-injection test can crash or fail a member exactly there;
+// zab/ itself has none.
 package peer

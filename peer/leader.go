@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
@@ -407,6 +408,9 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		r.m.srv.Metrics().ProposalCount.Add(1)
 		return err
 	case evLogged:
+		if err := failpoint.Hit(failpoint.LeaderLoggedBeforeCommit); err != nil {
+			return fmt.Errorf("peer: the leader's log up to 0x%x: %w", e.zxid, err)
+		}
 		return r.do(l.LocalLogged(e.zxid))
 	case evSyncReached:
 		return r.do(l.Sync(e.conn))
@@ -471,7 +475,7 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 				r.syncs[a.Conn] = &learnerSync{mode: "SNAP", began: time.Now()}
 				k.send(outItem{packet: a.Packet}, outItem{snap: func(w io.Writer) error {
 					began := time.Now()
-					n, err := ss.WriteTo(w)
+					n, err := ss.WriteTo(&midSnapWriter{w: w})
 					if err == nil {
 						log.Info().Int64("learner", sid).Int64("bytes", n).Dur("tookMs", time.Since(began)).
 							Msg("snapshot sent to a learner")
@@ -495,6 +499,9 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 		case zab.LeadPersistCurrentEpoch:
 			if err := m.srv.Store().SetCurrentEpoch(a.Epoch); err != nil {
 				return err
+			}
+			if err := failpoint.Hit(failpoint.AfterCurrentEpoch); err != nil {
+				return fmt.Errorf("peer: after writing the current epoch %d: %w", a.Epoch, err)
 			}
 		case zab.LeadStartServing:
 			initial := int64(0)

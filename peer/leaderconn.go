@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/zab"
 )
@@ -132,6 +133,30 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 		d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
 	}
 	return d.w.Write(p)
+}
+
+// Flush writes what the buffer holds to the connection.
+func (d *deadlineWriter) Flush() error { return d.w.Flush() }
+
+// midSnapWriter is where failpoint.LeaderMidSnapSend fires: once the
+// first write of a SNAP's tree has gone to the learner's connection.
+type midSnapWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (m *midSnapWriter) Write(p []byte) (int, error) {
+	n, err := m.w.Write(p)
+	if err != nil || m.wrote {
+		return n, err
+	}
+	m.wrote = true
+	if f, ok := m.w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return n, err
+		}
+	}
+	return n, failpoint.Hit(failpoint.LeaderMidSnapSend)
 }
 
 // readLoop reads packets and hands each to deliver until the connection

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
@@ -212,7 +213,13 @@ func (r *learnerRun) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case upTo := <-r.store.Logged():
-			if err := r.do(r.l.Logged(upTo)); err != nil {
+			acks := r.l.Logged(upTo)
+			if len(acks) > 0 {
+				if err := failpoint.Hit(failpoint.LearnerLoggedBeforeAck); err != nil {
+					return fmt.Errorf("peer: proposals logged up to 0x%x: %w", upTo, err)
+				}
+			}
+			if err := r.do(acks); err != nil {
 				return err
 			}
 		case res, ok := <-packets:
@@ -242,6 +249,12 @@ func (r *learnerRun) run(ctx context.Context) error {
 			}
 			if err := r.do(actions); err != nil {
 				return err
+			}
+			if zab.PacketType(res.p.Type) == zab.NewLeader && sendsAck(actions) {
+				// The ACK is written (do flushes what it queued).
+				if err := failpoint.Hit(failpoint.LearnerAfterNewLeaderAck); err != nil {
+					return fmt.Errorf("peer: after acknowledging NEWLEADER: %w", err)
+				}
 			}
 			// Reads wait up to syncLimit from NEWLEADER on, as Java's.
 			if r.l.SawNewLeader() {
@@ -326,6 +339,16 @@ func (r *learnerRun) do(actions []zab.Action) error {
 		}
 	}
 	return r.flush()
+}
+
+// sendsAck reports whether actions send an ACK.
+func sendsAck(actions []zab.Action) bool {
+	for _, a := range actions {
+		if a.Kind == zab.SendPacket && zab.PacketType(a.Packet.Type) == zab.Ack {
+			return true
+		}
+	}
+	return false
 }
 
 // queue adds p to the packets the next flush writes.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/fle"
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/quorum"
 	"github.com/gozk/gozk/quorum/electionport"
@@ -307,7 +308,10 @@ func (s *serverStore) PersistAcceptedEpoch(epoch int64) error {
 }
 
 func (s *serverStore) PersistCurrentEpoch(epoch int64) error {
-	return s.srv.Store().SetCurrentEpoch(epoch)
+	if err := s.srv.Store().SetCurrentEpoch(epoch); err != nil {
+		return err
+	}
+	return failpoint.Hit(failpoint.AfterCurrentEpoch)
 }
 
 func (s *serverStore) TruncateLog(zxid int64) error { return s.srv.TruncateLog(zxid) }

@@ -44,7 +44,10 @@
 // they are committed (CommitTxn), answering the local request of the same
 // session and cxid when there is one. Reconnects are revalidated with the
 // leader; learners expire no session and reap no container. StopServing
-// closes every client and reloads the tree from the log; TruncateLog and
+// closes every client, waits until every txn the role handed to the log
+// is durable (a leader's write loop ends only once its fsync waiter has
+// waited for every batch), and makes the tree hold every logged txn
+// (reloading it from the log unless it was in sync); TruncateLog and
 // LoadSnapStream carry out TRUNC and SNAP.
 //
 // As the leader (leader.go, StartLeading) the write loop runs as it does

@@ -66,6 +66,15 @@ func (lr *leaderRun) waitCommitted(zxid int64) error {
 	return nil
 }
 
+// end makes every waitCommitted, present and future, return
+// errRoleEnded.
+func (lr *leaderRun) end() {
+	lr.mu.Lock()
+	lr.stopped = true
+	lr.cond.Broadcast()
+	lr.mu.Unlock()
+}
+
 // Leading is what StartLeading needs.
 type Leading struct {
 	Sink LeaderSink
@@ -139,10 +148,7 @@ func (s *Server) stopLeading() {
 	if lr == nil {
 		return
 	}
-	lr.mu.Lock()
-	lr.stopped = true
-	lr.cond.Broadcast()
-	lr.mu.Unlock()
+	lr.end()
 	close(lr.stop)
 	<-lr.done
 	lr.bg.Wait()

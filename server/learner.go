@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
@@ -578,6 +579,10 @@ func (s *Server) reload() error {
 		return fmt.Errorf("reloading the data tree: %w", err)
 	}
 	s.replaceTree(tree)
+	// A SNAP's tree not yet snapshotted is gone with the tree it
+	// replaced: the next sync's snapshot must not purge the log below
+	// itself as if one had been.
+	s.snapReplaced = 0
 	s.logger.Info().Str("zxid", fmt.Sprintf("0x%x", rec.Zxid)).Int("txns", rec.Txns).
 		Dur("tookMs", time.Since(began)).Msg("data reloaded from the log")
 	return nil
@@ -616,6 +621,9 @@ func (s *Server) TruncateLog(zxid int64) error {
 		return err
 	}
 	s.ens.truncatedTo(zxid)
+	if err := failpoint.Hit(failpoint.LearnerMidTrunc); err != nil {
+		return err
+	}
 	return s.reload()
 }
 
@@ -628,10 +636,19 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	tree := db.New(s.treeOptions())
 	ld := tree.NewLoader()
 	sessions := map[int64]int32{}
+	nodes := 0
 	_, err := zkfiles.DecodeSnapStream(r, s.fieldLimit, zkfiles.SnapshotHandler{
 		Session: func(id int64, timeout int32) error { sessions[id] = timeout; return nil },
 		ACL:     func(e proto.ACLCacheEntry) error { ld.ACL(e.Id, e.Acl); return nil },
-		Node:    func(n *zkfiles.Node) error { return ld.Node(n.Path, n.Data, n.ACLID, &n.Stat) },
+		Node: func(n *zkfiles.Node) error {
+			if err := ld.Node(n.Path, n.Data, n.ACLID, &n.Stat); err != nil {
+				return err
+			}
+			if nodes++; nodes == 1 {
+				return failpoint.Hit(failpoint.LearnerMidSnap)
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("reading the leader's snapshot: %w", err)

@@ -127,7 +127,10 @@ const maxReusedTxnBuffer = 4 << 20
 // proposed to the followers as it goes to the log, and it is applied once
 // the quorum has acknowledged it (leaderRun.waitCommitted), not when the
 // local fsync returns. lr is nil for a standalone server; done is closed
-// when the loop ends.
+// when the loop ends, and only once every batch it handed to the log has
+// been waited for: a role that ends with fsyncs under way must not leave
+// them running into the next role's truncation or snapshot (Java's
+// ZOOKEEPER-4712).
 func (s *Server) writeLoop(lr *leaderRun, done chan struct{}) {
 	defer close(done)
 	w := writeStage{
@@ -141,17 +144,27 @@ func (s *Server) writeLoop(lr *leaderRun, done chan struct{}) {
 	if lr != nil {
 		stop = lr.stop
 	}
+	waited := make(chan struct{})
 	go func() {
+		defer close(waited)
 		for b := range w.waits {
 			err := b.log.Wait()
 			if err == nil && lr != nil && b.last != 0 {
 				lr.sink.Logged(b.last)
 				err = lr.waitCommitted(b.last)
 			}
-			w.durable <- err
+			w.durable <- err // never blocks: it holds maxLogging
 		}
 	}()
-	defer close(w.waits)
+	defer func() {
+		// The batches still on their way to the disk are waited for;
+		// none of them is answered, so none waits for its quorum.
+		if lr != nil {
+			lr.end()
+		}
+		close(w.waits)
+		<-waited
+	}()
 	for {
 		if !s.logArrivals(&w) {
 			return

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/peer"
@@ -45,7 +47,7 @@ func main() {
 const exitCodesHelp = `EXIT STATUS:
    0  success
    1  runtime failure (a server that stops on an error, an unreachable server, a refused 4lw)
-   2  usage error (unknown command or flag, missing argument)
+   2  usage error (unknown command or flag, missing argument, a malformed GOZK_FAILPOINTS)
    3  bad configuration (zoo.cfg, myid or dynamic config file refused; the message names file, line and key)
    4  gozk server: the AdminServer could not start (as Java); gozk data verify: the data directory is damaged (the report names what)`
 
@@ -161,6 +163,19 @@ func runServer(c *cli.Context) error {
 		return err
 	}
 	defer logOut.Close()
+	// Fault points for tests: refused before anything starts, and loud
+	// when armed.
+	armed, err := failpoint.ArmFromEnv()
+	if err != nil {
+		return cli.Exit("server: "+err.Error(), exitUsage)
+	}
+	if len(armed) > 0 {
+		names := make([]string, len(armed))
+		for i, a := range armed {
+			names[i] = a.String()
+		}
+		logger.Warn().Strs("failpoints", names).Msg("fault injection armed from " + failpoint.EnvVar + "; this server will fail on purpose")
+	}
 	path := c.String("config")
 	switch {
 	case c.NArg() == 1 && path == "":
@@ -224,6 +239,9 @@ func runServer(c *cli.Context) error {
 		}
 	}
 	mon.configure(&sc)
+	if failpoint.NeedsFS() {
+		sc.FS = failpoint.FS(vfs.Default)
+	}
 	// A store that fails while running in a way Pebble cannot go on from
 	// (a WAL or MANIFEST it cannot write) stops the process with one clear
 	// line, as the txn log's own failures do: every acknowledged write is
@@ -237,6 +255,9 @@ func runServer(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
 	}
+	// Disk faults count from here, the data loaded: hit N is then the
+	// same fsync or write from one run to the next.
+	failpoint.StartDiskFaults()
 	// The client port reaches the server through netio's Handler
 	// interface, which the server implements.
 	clientPort, err := netio.Listen(srv.ClientPortConfig(), srv)
