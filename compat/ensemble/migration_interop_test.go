@@ -751,7 +751,7 @@ func (c *curatorLoad) finish(t *testing.T) curatorResult {
 	for _, r := range run.Results {
 		checks[r.Name] = true
 		if !r.Pass {
-			t.Errorf("Curator %s: %s", r.Name, r.Detail)
+			t.Errorf("Curator check %s failed: %s", r.Name, r.Detail)
 		} else {
 			t.Logf("Curator %s: %s", r.Name, r.Detail)
 		}

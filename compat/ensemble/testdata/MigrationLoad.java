@@ -84,8 +84,6 @@ public class MigrationLoad {
                 retries.incrementAndGet();
                 byCode.computeIfAbsent(why, k -> new AtomicLong()).incrementAndGet();
                 err("%s: retrying after %s", client, why);
-            } else {
-                err("%s: not retried: %s", client, e);
             }
             return retry;
         }
