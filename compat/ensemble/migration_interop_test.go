@@ -655,10 +655,10 @@ func (r kazooResult) report(t *testing.T, lastValue string) clientReport {
 		retries += n
 	}
 	if r.WatchValue == nil || *r.WatchValue != lastValue {
-		t.Errorf("kazoo's data watch last saw %v, want the last value set, %q", r.WatchValue, lastValue)
+		t.Errorf("kazoo's data watch last saw %s, want the last value set, %q", orNone(r.WatchValue), lastValue)
 	}
 	if r.EphOwner == nil || *r.EphOwner != r.Session {
-		t.Errorf("kazoo's ephemeral is owned by %v, want its session %s", r.EphOwner, r.Session)
+		t.Errorf("kazoo's ephemeral is owned by %s, want its session %s", orNone(r.EphOwner), r.Session)
 	}
 	if t.Failed() {
 		t.Logf("kazoo's log:\n%s", lastLines(r.log, 60))
@@ -671,6 +671,14 @@ func (r kazooResult) report(t *testing.T, lastValue string) clientReport {
 	}
 	return clientReport{name: "kazoo", retries: retries, detail: fmt.Sprintf("creates=%d watch-events=%d by=%v suspended=%d lost=%d",
 		len(r.Acked), r.WatchEvts, r.Retries, suspended, r.Lost)}
+}
+
+// orNone shows a JSON string that may be null.
+func orNone(s *string) string {
+	if s == nil {
+		return "nothing"
+	}
+	return strconv.Quote(*s)
 }
 
 func (r kazooResult) requireOn(t *testing.T, m *member, nodes map[string]Node) {
