@@ -55,6 +55,10 @@ const migrationSettle = 3 * time.Second
 // identical, the lock never had two holders, the latch never two leaders,
 // and the counter holds the acknowledged increments (plus at most those a
 // retry made uncertain: see MigrationLoad.java).
+//
+// The java-restart subtest puts the same load through a rolling restart
+// of the Java servers, with the same checks: what clients see of an
+// ordinary restart, to compare the migration's figures with.
 func TestRollingMigration(t *testing.T) {
 	requireJava(t)
 	requireKazoo(t)
@@ -64,7 +68,21 @@ func TestRollingMigration(t *testing.T) {
 	}
 	prog := javaprog.Compile(t, "MigrationLoad", append(append([]string(nil), javaprog.CuratorJars...), javaprog.ZooKeeperJars...),
 		"testdata/MigrationLoad.java")
+	t.Run("java-gozk-java", func(t *testing.T) {
+		rollUnderLoad(t, prog, func(e *ensemble) []migrationStep {
+			return append(e.roll(bin, Gozk, false), e.roll(bin, Java, false)...)
+		})
+	})
+	t.Run("java-restart", func(t *testing.T) {
+		rollUnderLoad(t, prog, func(e *ensemble) []migrationStep {
+			return e.roll(bin, Java, true)
+		})
+	})
+}
 
+// rollUnderLoad starts an all-Java ensemble and the clients, runs steps
+// on it and checks what the clients and the members hold afterwards.
+func rollUnderLoad(t *testing.T, prog *javaprog.Program, steps func(*ensemble) []migrationStep) {
 	// Curator's lock and latch live in containers: the leader reaps the
 	// empty ones every second, so that the tree holds still soon after
 	// the clients are gone.
@@ -100,9 +118,8 @@ func TestRollingMigration(t *testing.T) {
 	time.Sleep(migrationSettle)
 
 	began := time.Now()
-	steps := e.migrate(bin, Gozk)
-	steps = append(steps, e.migrate(bin, Java)...)
-	t.Logf("the ensemble went to gozk and back in %v", time.Since(began).Round(100*time.Millisecond))
+	done := steps(e)
+	t.Logf("%d members replaced, one at a time, in %v", len(done), time.Since(began).Round(100*time.Millisecond))
 	time.Sleep(migrationSettle)
 
 	// The writers stop first, so that kazoo's watch has a last value to
@@ -156,7 +173,7 @@ func TestRollingMigration(t *testing.T) {
 	e.requireIdenticalTrees(nil)
 
 	t.Log("member steps (stop: SIGTERM to exit; convert: gozk data import/export; serve: start to srvr's Mode line; quorum: start to zk_synced_followers=2 on the leader):")
-	for _, s := range steps {
+	for _, s := range done {
 		t.Log("  " + s.String())
 	}
 	t.Log("clients (connection-loss retries; sessions lost 0 is asserted):")
@@ -200,22 +217,25 @@ func (s migrationStep) String() string {
 	if s.wasLeader {
 		out += fmt.Sprintf(", new leader after %v", s.newLeader.Round(10*time.Millisecond))
 	}
-	return out + fmt.Sprintf(", convert %v, serve %v (%s, sync %s), quorum %v",
-		s.convert.Round(10*time.Millisecond), s.serve.Round(10*time.Millisecond), s.mode, s.sync, s.quorum.Round(10*time.Millisecond))
+	if s.from != s.to {
+		out += fmt.Sprintf(", convert %v", s.convert.Round(10*time.Millisecond))
+	}
+	return out + fmt.Sprintf(", serve %v (%s, sync %s), quorum %v",
+		s.serve.Round(10*time.Millisecond), s.mode, s.sync, s.quorum.Round(10*time.Millisecond))
 }
 
-// migrate replaces every member that is not of kind to, followers first
-// (by id) and the leader last.
-func (e *ensemble) migrate(bin string, to Kind) []migrationStep {
+// roll replaces every member that is not of kind to (every member when
+// all is set), followers first (by id) and the leader last.
+func (e *ensemble) roll(bin string, to Kind, all bool) []migrationStep {
 	e.t.Helper()
 	leader := e.waitLeader(nil)
 	var order []*member
 	for _, id := range e.ids() {
-		if m := e.m(id); m != leader && m.kind != to {
+		if m := e.m(id); m != leader && (all || m.kind != to) {
 			order = append(order, m)
 		}
 	}
-	if leader.kind != to {
+	if all || leader.kind != to {
 		order = append(order, leader)
 	}
 	var steps []migrationStep
@@ -227,8 +247,8 @@ func (e *ensemble) migrate(bin string, to Kind) []migrationStep {
 }
 
 // replace is one step of the procedure: stop m, convert its data
-// directory, start the other kind on the same zoo.cfg, wait until it
-// serves and the leader has all its followers again.
+// directory when the kind changes, start kind to on the same zoo.cfg,
+// wait until it serves and the leader has all its followers again.
 func (e *ensemble) replace(bin string, m *member, to Kind) migrationStep {
 	e.t.Helper()
 	s := migrationStep{id: m.id, from: m.kind, to: to, wasLeader: m.mode() == "leader"}
@@ -240,19 +260,21 @@ func (e *ensemble) replace(bin string, m *member, to Kind) migrationStep {
 		s.newLeader = time.Since(begin)
 	}
 
-	begin = time.Now()
-	command := "import"
-	if to == Java {
-		command = "export"
+	if m.kind != to {
+		begin = time.Now()
+		command := "import"
+		if to == Java {
+			command = "export"
+		}
+		cmd := exec.Command(bin, "data", command, "--config", m.cfgPath)
+		cmd.Env = withoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			e.t.Fatalf("gozk data %s for %v: %v\n%s", command, m, err, out)
+		}
+		s.convert = time.Since(begin)
+		e.t.Logf("server %d: gozk data %s: %s", m.id, command, strings.TrimSpace(lastLines(string(out), 1)))
 	}
-	cmd := exec.Command(bin, "data", command, "--config", m.cfgPath)
-	cmd.Env = withoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		e.t.Fatalf("gozk data %s for %v: %v\n%s", command, m, err, out)
-	}
-	s.convert = time.Since(begin)
-	e.t.Logf("server %d: gozk data %s: %s", m.id, command, strings.TrimSpace(lastLines(string(out), 1)))
 
 	logOffset := len(m.log())
 	m.kind = to
