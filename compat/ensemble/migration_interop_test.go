@@ -206,6 +206,9 @@ type migrationStep struct {
 	// leader has every follower synced.
 	stop, newLeader, convert, serve, quorum time.Duration
 	mode, sync                              string
+	// leader names the member that leads once the step is done, and
+	// its kind then.
+	leader string
 }
 
 func (s migrationStep) String() string {
@@ -220,8 +223,8 @@ func (s migrationStep) String() string {
 	if s.from != s.to {
 		out += fmt.Sprintf(", convert %v", s.convert.Round(10*time.Millisecond))
 	}
-	return out + fmt.Sprintf(", serve %v (%s, sync %s), quorum %v",
-		s.serve.Round(10*time.Millisecond), s.mode, s.sync, s.quorum.Round(10*time.Millisecond))
+	return out + fmt.Sprintf(", serve %v (%s, sync %s), quorum %v; %s leads",
+		s.serve.Round(10*time.Millisecond), s.mode, s.sync, s.quorum.Round(10*time.Millisecond), s.leader)
 }
 
 // roll replaces every member that is not of kind to (every member when
@@ -284,6 +287,7 @@ func (e *ensemble) replace(bin string, m *member, to Kind) migrationStep {
 	s.serve = time.Since(begin)
 	e.waitFullQuorum()
 	s.quorum = time.Since(begin)
+	s.leader = e.waitLeader(nil).String()
 
 	fresh := m.log()[logOffset:]
 	modes := JavaLearnerSyncModes(fresh)
