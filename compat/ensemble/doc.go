@@ -75,6 +75,21 @@
 // (JavaLeaderSyncModes; the Java members log LearnerHandler at debug,
 // where Java logs a TRUNC past its committed log).
 //
+// The rolling migration (migration_interop_test.go): an all-Java
+// ensemble under load from Curator's recipes (testdata/MigrationLoad.java),
+// kazoo (testdata/migration_kazoo.py) and go-zookeeper writers is moved
+// to gozk one server at a time, followers first and the leader last
+// (SIGTERM, `gozk data import`, `gozk server` on the same zoo.cfg, then
+// srvr and the leader's zk_synced_followers before the next), and back
+// with `gozk data export`; a second run puts the same load through a
+// rolling restart of the Java servers. No session may expire or change,
+// the clients may see connection losses only (counted per client), every
+// acknowledged write must be on every member, the trees identical, and
+// the recipes' invariants hold (one lock holder, one latch leader, the
+// counter's acknowledged increments). Each step's times (stop, convert,
+// serve, quorum, election) and sync mode are logged; docs/migration.md
+// has the procedure and the figures.
+//
 // Each scenario also runs all-Java (at most three JVMs: a layout may keep
 // one voter down), which checks the scenario against the oracle. One
 // check can fail there for Java's own reasons: Java 3.8.0's learner can
