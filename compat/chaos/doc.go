@@ -55,8 +55,13 @@
 //     time); one whose data no read ever returned is left out, as every
 //     later write is conditional on a read. Reads at other members are
 //     not linearizable in ZooKeeper and are judged only per session
-//     (below). A search porcupine cannot finish in 30 s is logged as
-//     undecided, not failed.
+//     (below). Java's leader queues a sync behind every commit it has
+//     decided, so a read after it sees every write acknowledged before
+//     the sync was sent; ZooKeeper makes no such promise for a leader
+//     deposed by a partition that has not yet noticed (up to syncLimit
+//     ticks), so an anomaly in a partition cell may be that. A search
+//     porcupine cannot finish in 30 s is logged as undecided, not
+//     failed.
 //   - Atomicity and a single history (register, counter): a version of a
 //     znode has the same data and mzxid at every member and in the
 //     acknowledging stat; an acknowledged write's version is the one it

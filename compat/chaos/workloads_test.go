@@ -74,5 +74,29 @@ func TestWorkloadsStandalone(t *testing.T) {
 			t.Errorf("%s: %d ok, %d failed, %d indeterminate: expected a working run", w.Name(), r.OK, r.Failed, r.Indeterminate)
 		}
 	}
+	// The register's linearizability check has leader reads to judge,
+	// and the ephemeral check had ended sessions whose nodes it saw go.
+	linReads := 0
+	for _, op := range workloads[0].(*registerWorkload).hist.Ops() {
+		if op.Kind == KindLinRead && op.Outcome == OK {
+			linReads++
+		}
+	}
+	if linReads < 10 {
+		t.Errorf("register: %d leader reads", linReads)
+	}
+	eph := workloads[len(workloads)-1].(*ephemeralWorkload)
+	ended, alive := 0, 0
+	for _, s := range eph.sessions {
+		if s.ended {
+			ended++
+		}
+		if s.alive && !s.ended {
+			alive++
+		}
+	}
+	if ended < 3 || alive != 1 {
+		t.Errorf("ephemeral: %d sessions ended, %d alive at the check: want several and one", ended, alive)
+	}
 	t.Logf("\n%s", Table([]Row{{Layout: "standalone", Nemesis: "none", Results: results}}))
 }
