@@ -121,8 +121,8 @@ func (h *History) Ops() []Op {
 	return out
 }
 
-// count tallies outcomes into a result.
-func count(r *Result, ops []Op) {
+// tally counts outcomes into a result.
+func tally(r *Result, ops []Op) {
 	for _, op := range ops {
 		switch op.Outcome {
 		case OK:
@@ -157,15 +157,15 @@ func classify(err error) Outcome {
 // errTimeout marks an operation the client stopped waiting for.
 var errTimeout = errors.New("no reply before the operation's deadline")
 
-// quietLogger drops go-zookeeper's reconnect chatter, which faults make
+// zkQuietLogger drops go-zookeeper's reconnect chatter, which faults make
 // plentiful.
-type quietLogger struct{}
+type zkQuietLogger struct{}
 
-func (quietLogger) Printf(string, ...any) {}
+func (zkQuietLogger) Printf(string, ...any) {}
 
-// session is one client session with the helpers that time and record
+// clientSession is one client session with the helpers that time and record
 // its operations.
-type session struct {
+type clientSession struct {
 	client  int
 	conn    *zk.Conn
 	hist    *History
@@ -216,18 +216,18 @@ func opTimeout(env *Env) time.Duration {
 	return t
 }
 
-// dial opens a session on servers and waits (bounded by ctx) until it
+// openSession opens a session on servers and waits (bounded by ctx) until it
 // has one. It returns the session even when none came, so that its
 // operations record the failure.
-func dial(ctx context.Context, env *Env, servers []string, client int, hist *History, abandonable bool) (*session, error) {
-	s := &session{client: client, hist: hist, timeout: opTimeout(env)}
+func openSession(ctx context.Context, env *Env, servers []string, client int, hist *History, abandonable bool) (*clientSession, error) {
+	s := &clientSession{client: client, hist: hist, timeout: opTimeout(env)}
 	var conn *zk.Conn
 	var err error
 	if abandonable {
 		s.dialer = &cutDialer{}
-		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}), zk.WithDialer(s.dialer.dial))
+		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}), zk.WithDialer(s.dialer.dial))
 	} else {
-		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}))
 	}
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func dial(ctx context.Context, env *Env, servers []string, client int, hist *His
 
 // awaitSession waits until the session is established, ctx ends or d
 // passes.
-func (s *session) awaitSession(ctx context.Context, d time.Duration) bool {
+func (s *clientSession) awaitSession(ctx context.Context, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for s.conn.State() != zk.StateHasSession {
 		if ctx.Err() != nil || time.Now().After(deadline) {
@@ -250,7 +250,7 @@ func (s *session) awaitSession(ctx context.Context, d time.Duration) bool {
 	return true
 }
 
-func (s *session) close() {
+func (s *clientSession) close() {
 	if s != nil && s.conn != nil {
 		s.conn.Close()
 	}
@@ -258,7 +258,7 @@ func (s *session) close() {
 
 // do runs one operation with the session's deadline and records it.
 // fn fills the reply fields of op and returns the operation's error.
-func (s *session) do(op Op, fn func(c *zk.Conn, op *Op) error) Op {
+func (s *clientSession) do(op Op, fn func(c *zk.Conn, op *Op) error) Op {
 	op.Client = s.client
 	before := s.conn.SessionID()
 	op.Call = s.hist.now()
@@ -295,7 +295,7 @@ func (s *session) do(op Op, fn func(c *zk.Conn, op *Op) error) Op {
 
 // Operations shared by the workloads; each fills the reply fields.
 
-func (s *session) get(key string) Op {
+func (s *clientSession) get(key string) Op {
 	return s.do(Op{Kind: KindRead, Key: key}, func(c *zk.Conn, op *Op) error {
 		data, st, err := c.Get(key)
 		if err == nil {
@@ -306,7 +306,7 @@ func (s *session) get(key string) Op {
 	})
 }
 
-func (s *session) list(key string) Op {
+func (s *clientSession) list(key string) Op {
 	return s.do(Op{Kind: KindList, Key: key}, func(c *zk.Conn, op *Op) error {
 		children, st, err := c.Children(key)
 		if err == nil {
@@ -320,7 +320,7 @@ func (s *session) list(key string) Op {
 
 // create records a create of path (a prefix when flags hold
 // zk.FlagSequence) storing value.
-func (s *session) create(path, value string, flags int32) Op {
+func (s *clientSession) create(path, value string, flags int32) Op {
 	return s.do(Op{Kind: KindCreate, Key: path, Value: value}, func(c *zk.Conn, op *Op) error {
 		p, err := c.Create(path, []byte(value), flags, zk.WorldACL(zk.PermAll))
 		if err == nil {
@@ -337,7 +337,7 @@ func (op *Op) setStat(st *zk.Stat) {
 // ensurePath creates path (persistent, empty) until it exists or ctx
 // ends: set-up must succeed whatever faults the ensemble is under.
 func ensurePath(ctx context.Context, env *Env, path string, data []byte) error {
-	conn, _, err := zk.Connect(env.Servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	conn, _, err := zk.Connect(env.Servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}))
 	if err != nil {
 		return err
 	}
@@ -377,10 +377,10 @@ func runBounded[T any](d time.Duration, fn func() (T, error)) (T, error) {
 	}
 }
 
-// pause sleeps between a client's operations (10 to 40 ms) so that a few
+// pauseBetweenOps sleeps between a client's operations (10 to 40 ms) so that a few
 // clients leave the shared cores to the servers; it reports whether ctx
 // is still live.
-func pause(ctx context.Context, rng *rand.Rand) bool {
+func pauseBetweenOps(ctx context.Context, rng *rand.Rand) bool {
 	t := time.NewTimer(time.Duration(10+rng.Intn(31)) * time.Millisecond)
 	defer t.Stop()
 	select {
@@ -434,7 +434,7 @@ func readFinalAt(ctx context.Context, env *Env, server, parent string) (finalVie
 
 func tryReadFinal(ctx context.Context, env *Env, server, parent string) (finalView, error) {
 	hist := newHistory()
-	s, err := dial(ctx, env, []string{server}, -1, hist, false)
+	s, err := openSession(ctx, env, []string{server}, -1, hist, false)
 	if err != nil {
 		return finalView{}, err
 	}

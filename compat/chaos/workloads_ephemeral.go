@@ -21,7 +21,7 @@ type ephemeralWorkload struct {
 
 	mu       sync.Mutex
 	sessions map[int64]ephemeralSession
-	live     []*session
+	live     []*clientSession
 }
 
 // NewEphemeral returns the ephemeral-ownership workload.
@@ -69,7 +69,7 @@ func (w *ephemeralWorkload) Run(ctx context.Context, env *Env) error {
 // liveClient keeps one session for the run (and for Check); should the
 // ensemble expire it, the client's new session creates a new ephemeral.
 func (w *ephemeralWorkload) liveClient(ctx context.Context, env *Env, c int, rng *rand.Rand) {
-	s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+	s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 	if err != nil {
 		env.Logf("ephemeral client %d: %v", c, err)
 		return
@@ -78,7 +78,7 @@ func (w *ephemeralWorkload) liveClient(ctx context.Context, env *Env, c int, rng
 	w.live = append(w.live, s)
 	w.mu.Unlock()
 	var holder int64
-	for n := 0; pause(ctx, rng); n++ {
+	for n := 0; pauseBetweenOps(ctx, rng); n++ {
 		if id := s.conn.SessionID(); id != holder && id != 0 {
 			w.seen(holder, true) // expired under the client
 			w.seen(id, false)
@@ -96,18 +96,18 @@ func (w *ephemeralWorkload) liveClient(ctx context.Context, env *Env, c int, rng
 // the parent, and ends the session by closing or abandoning it.
 func (w *ephemeralWorkload) cyclingClient(ctx context.Context, env *Env, c int, rng *rand.Rand) {
 	for n := 0; ctx.Err() == nil; n++ {
-		s, err := dial(ctx, env, env.Servers, c, w.hist, true)
+		s, err := openSession(ctx, env, env.Servers, c, w.hist, true)
 		if err != nil {
 			env.Logf("ephemeral client %d: %v", c, err)
 			return
 		}
 		ids := []int64{s.conn.SessionID()}
-		for k := 0; k < 1+rng.Intn(2) && pause(ctx, rng); k++ {
+		for k := 0; k < 1+rng.Intn(2) && pauseBetweenOps(ctx, rng); k++ {
 			name := fmt.Sprintf("c%d-s%d-e%d", c, n, k)
 			s.create(w.root+"/"+name, name, zk.FlagEphemeral)
 			ids = append(ids, s.conn.SessionID())
 		}
-		if pause(ctx, rng) {
+		if pauseBetweenOps(ctx, rng) {
 			s.list(w.root)
 			ids = append(ids, s.conn.SessionID())
 		}
@@ -139,7 +139,7 @@ func (w *ephemeralWorkload) Check(ctx context.Context, env *Env) Result {
 		}
 	}()
 	ops := w.hist.Ops()
-	count(&r, ops)
+	tally(&r, ops)
 
 	createdBy := map[string]int64{} // child name -> creating session, 0 if unknown
 	for _, op := range ops {

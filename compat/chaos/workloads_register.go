@@ -70,10 +70,10 @@ func (w *registerWorkload) Run(ctx context.Context, env *Env) error {
 // when the leader moves.
 type leaderSession struct {
 	addr string
-	s    *session
+	s    *clientSession
 }
 
-func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *History) *session {
+func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *History) *clientSession {
 	addr := env.Leader()
 	if addr == "" {
 		return nil
@@ -82,7 +82,7 @@ func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *His
 		return l.s
 	}
 	l.s.close()
-	s, err := dial(ctx, env, []string{addr}, client, hist, false)
+	s, err := openSession(ctx, env, []string{addr}, client, hist, false)
 	if err != nil {
 		l.s = nil
 		return nil
@@ -93,7 +93,7 @@ func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *His
 
 func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 	rng := rand.New(rand.NewSource(env.Seed*1000 + int64(c)))
-	s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+	s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 	if err != nil {
 		env.Logf("%s client %d: %v", w.name, c, err)
 		return
@@ -101,7 +101,7 @@ func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 	defer s.close()
 	var leader leaderSession
 	defer func() { leader.s.close() }()
-	for n := 0; pause(ctx, rng); n++ {
+	for n := 0; pauseBetweenOps(ctx, rng); n++ {
 		key := w.key(rng.Intn(w.keys))
 		if rng.Intn(10) < 3 {
 			if ls := leader.get(ctx, env, c, w.hist); ls != nil {
@@ -127,7 +127,7 @@ func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 
 // leaderRead syncs and reads key on the leader's session; the read
 // counts as linearizable only if the same member still leads after it.
-func (w *registerWorkload) leaderRead(env *Env, s *session, key string) {
+func (w *registerWorkload) leaderRead(env *Env, s *clientSession, key string) {
 	leader := env.Leader()
 	op := Op{Kind: KindLinRead, Key: key}
 	s.do(op, func(c *zk.Conn, op *Op) error {
@@ -149,7 +149,7 @@ func (w *registerWorkload) leaderRead(env *Env, s *session, key string) {
 	})
 }
 
-func (w *registerWorkload) cas(s *session, key string, version int32, value string) {
+func (w *registerWorkload) cas(s *clientSession, key string, version int32, value string) {
 	op := Op{Kind: KindCAS, Key: key, Expect: version, Value: value}
 	if !w.counter {
 		s.do(op, func(c *zk.Conn, op *Op) error {
@@ -194,7 +194,7 @@ func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
 		return r
 	}
 	ops := w.hist.Ops()
-	count(&r, ops)
+	tally(&r, ops)
 	// The final state, read after a sync at every member, joins the
 	// history as linearizable reads: the faults are healed, so each
 	// member must serve the last write.
@@ -231,7 +231,7 @@ func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
 func finalRead(ctx context.Context, env *Env, server, key string, hist *History) (Op, error) {
 	var last string
 	for ctx.Err() == nil {
-		s, err := dial(ctx, env, []string{server}, -1, hist, false)
+		s, err := openSession(ctx, env, []string{server}, -1, hist, false)
 		if err != nil {
 			return Op{}, err
 		}

@@ -42,13 +42,13 @@ func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
 		go func(c int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(env.Seed*1000 + int64(c)))
-			s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+			s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 			if err != nil {
 				env.Logf("%s client %d: %v", w.name, c, err)
 				return
 			}
 			defer s.close()
-			for n := 0; pause(ctx, rng); n++ {
+			for n := 0; pauseBetweenOps(ctx, rng); n++ {
 				if rng.Intn(8) == 0 {
 					s.list(w.root)
 					continue
@@ -81,7 +81,7 @@ func (w *elementsWorkload) Check(ctx context.Context, env *Env) Result {
 			}
 		}
 	}
-	count(&r, ops)
+	tally(&r, ops)
 	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
 	views, err := readFinal(ctx, env, w.root)
 	if err != nil {
