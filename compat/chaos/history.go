@@ -46,8 +46,8 @@ type OpKind string
 const (
 	// KindRead is a getData at whichever server the session is on.
 	KindRead OpKind = "read"
-	// KindLinRead is sync followed by getData on a session connected to
-	// the member that leads, which leads still when the read returns.
+	// KindLinRead is a getData after a sync and a barrier transaction
+	// in the same session (on the member that leads, or a final read).
 	KindLinRead OpKind = "linread"
 	// KindCAS is a setData (or a multi of check and setData) with the
 	// version a previous read returned.
@@ -405,8 +405,8 @@ type finalView struct {
 }
 
 // readFinal reads parent and its children through every server after
-// a sync on each, retrying each server until ctx ends: Check runs
-// after the faults are healed, so every member must answer.
+// a sync and a barrier on each, retrying each server until ctx ends:
+// Check runs after the faults are healed, so every member must answer.
 func readFinal(ctx context.Context, env *Env, parent string) ([]finalView, error) {
 	var views []finalView
 	for _, server := range env.Servers {
@@ -445,6 +445,12 @@ func tryReadFinal(ctx context.Context, env *Env, server, parent string) (finalVi
 	})
 	if syncOp.Outcome != OK {
 		return finalView{}, errors.New(syncOp.Err)
+	}
+	b := s.do(Op{Kind: "barrier", Key: parent}, func(c *zk.Conn, op *Op) error {
+		return barrier(c, parent)
+	})
+	if b.Outcome != OK {
+		return finalView{}, errors.New(b.Err)
 	}
 	l := s.list(parent)
 	if l.Outcome != OK {
@@ -509,4 +515,21 @@ func abbreviate(s string) string {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// barrier commits a transaction that changes nothing (a multi holding
+// only a check of path that any version passes) on c's session: the
+// server answers the session's next read only once the barrier is
+// applied, and so every write committed before it.
+func barrier(c *zk.Conn, path string) error {
+	res, err := c.Multi(&zk.CheckVersionRequest{Path: path, Version: -1})
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Error != nil {
+			return r.Error
+		}
+	}
+	return nil
 }

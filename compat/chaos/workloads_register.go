@@ -105,7 +105,7 @@ func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 		key := w.key(rng.Intn(w.keys))
 		if rng.Intn(10) < 3 {
 			if ls := leader.get(ctx, env, c, w.hist); ls != nil {
-				w.leaderRead(env, ls, key)
+				w.leaderRead(ls, key)
 			}
 			continue
 		}
@@ -125,27 +125,28 @@ func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 	}
 }
 
-// leaderRead syncs and reads key on the leader's session; the read
-// counts as linearizable only if the same member still leads after it.
-func (w *registerWorkload) leaderRead(env *Env, s *clientSession, key string) {
-	leader := env.Leader()
-	op := Op{Kind: KindLinRead, Key: key}
-	s.do(op, func(c *zk.Conn, op *Op) error {
+// leaderRead reads key on the leader's session after a sync and a
+// barrier. A sync alone does not make the read linearizable: at the
+// leader, Java lets a client's sync through like a read, so the leader
+// may answer before applying a write it has already committed and a
+// follower has already acknowledged. The barrier, a multi holding only
+// a version check that any version passes, is a transaction: the
+// session's read waits until it is applied, and with it every write
+// committed before it, and a deposed leader cannot commit it.
+func (w *registerWorkload) leaderRead(s *clientSession, key string) {
+	s.do(Op{Kind: KindLinRead, Key: key}, func(c *zk.Conn, op *Op) error {
 		if _, err := c.Sync(key); err != nil {
 			return err
 		}
-		data, st, err := c.Get(key)
-		if err != nil {
+		if err := barrier(c, key); err != nil {
 			return err
 		}
-		if now := env.Leader(); now != leader || c.Server() != leader {
-			// Served, but perhaps by a member that no longer leads: keep
-			// it for the per-session checks only.
-			op.Kind = KindRead
+		data, st, err := c.Get(key)
+		if err == nil {
+			op.Data = string(data)
+			op.setStat(st)
 		}
-		op.Data = string(data)
-		op.setStat(st)
-		return nil
+		return err
 	})
 }
 
@@ -227,7 +228,8 @@ func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
 	return r
 }
 
-// finalRead syncs and reads key at server, retrying until ctx ends.
+// finalRead reads key at server after a sync and a barrier (see
+// leaderRead), retrying until ctx ends.
 func finalRead(ctx context.Context, env *Env, server, key string, hist *History) (Op, error) {
 	var last string
 	for ctx.Err() == nil {
@@ -237,6 +239,9 @@ func finalRead(ctx context.Context, env *Env, server, key string, hist *History)
 		}
 		op := s.do(Op{Kind: KindLinRead, Key: key}, func(c *zk.Conn, op *Op) error {
 			if _, err := c.Sync(key); err != nil {
+				return err
+			}
+			if err := barrier(c, key); err != nil {
 				return err
 			}
 			data, st, err := c.Get(key)
