@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -171,6 +172,43 @@ type clientSession struct {
 	hist    *History
 	timeout time.Duration
 	dialer  *cutDialer
+
+	// ids holds every session id the connection has had: go-zookeeper
+	// opens a new session by itself when the ensemble expires one.
+	mu      sync.Mutex
+	ids     []int64
+	current atomic.Pointer[zk.Conn]
+}
+
+// noteSession records the connection's session id when it has one;
+// go-zookeeper stores the id before it reports the new state.
+func (s *clientSession) noteSession(ev zk.Event) {
+	if ev.Type != zk.EventSession || ev.State != zk.StateHasSession {
+		return
+	}
+	if c := s.current.Load(); c != nil {
+		s.recordID(c.SessionID())
+	}
+}
+
+func (s *clientSession) recordID(id int64) {
+	if id == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ids) == 0 || s.ids[len(s.ids)-1] != id {
+		s.ids = append(s.ids, id)
+	}
+}
+
+// sessionIDs returns every session id the connection has had, oldest
+// first.
+func (s *clientSession) sessionIDs() []int64 {
+	s.recordID(s.conn.SessionID())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int64(nil), s.ids...)
 }
 
 // cutDialer lets a workload abandon a session: once cut, the current
@@ -225,14 +263,18 @@ func openSession(ctx context.Context, env *Env, servers []string, client int, hi
 	var err error
 	if abandonable {
 		s.dialer = &cutDialer{}
-		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}), zk.WithDialer(s.dialer.dial))
+		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}),
+			zk.WithEventCallback(s.noteSession), zk.WithDialer(s.dialer.dial))
 	} else {
-		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}))
+		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}),
+			zk.WithEventCallback(s.noteSession))
 	}
 	if err != nil {
 		return nil, err
 	}
 	s.conn = conn
+	s.current.Store(conn)
+	s.recordID(conn.SessionID()) // established before the pointer was set
 	s.awaitSession(ctx, opTimeout(env))
 	return s, nil
 }
