@@ -17,7 +17,9 @@ type Row struct {
 	Results []Result
 }
 
-// AllWorkloads returns a fresh instance of every workload, in the order of the table.
+// AllWorkloads returns a fresh instance of every workload, in the order
+// of the table. An instance serves one Run and the Check after it: it
+// keeps the history in between.
 func AllWorkloads() []Workload {
 	return []Workload{NewRegister(), NewCounter(), NewUniqueIDs(), NewSet(), NewQueue(), NewEphemeral()}
 }

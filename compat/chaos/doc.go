@@ -46,13 +46,16 @@
 //     and no new one dialled, so the ensemble must expire it).
 //
 // Every write stores a tag no other write uses, so a value read names
-// the write that made it.
+// the write that made it. A workload instance (AllWorkloads) serves one
+// Run and the Check after it; each run works under its own parent
+// znode, so workloads may run at once on one ensemble, and again on it.
 //
 // # What Check checks
 //
 // Check runs after the faults are healed. It reads the final state
 // through every member after a sync and a barrier there, retrying a
-// member until the check's context ends, and then judges:
+// member until the check's context ends (so give it a deadline), and
+// then judges:
 //
 //   - Linearizability (register, counter), with porcupine: a model of a
 //     register of data and version, one per znode, whose conditional
