@@ -371,3 +371,18 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestWithDefaults(t *testing.T) {
+	env := &Env{Servers: []string{"a:1"}}
+	got := withDefaults(env)
+	if got.Logf == nil || got.Leader == nil || got.Leader() != "" || got.SessionTimeout != 10*time.Second {
+		t.Fatalf("defaults not filled: %+v", got)
+	}
+	if env.Logf != nil || env.SessionTimeout != 0 {
+		t.Fatal("the harness's env was changed")
+	}
+	set := &Env{SessionTimeout: time.Second, Leader: func() string { return "x" }}
+	if got := withDefaults(set); got.SessionTimeout != time.Second || got.Leader() != "x" {
+		t.Fatalf("set fields overridden: %+v", got)
+	}
+}

@@ -575,3 +575,19 @@ func barrier(c *zk.Conn, path string) error {
 	}
 	return nil
 }
+
+// withDefaults fills what the harness left unset in env: no logging, no
+// leader known (no leader reads), a 10 s session timeout.
+func withDefaults(env *Env) *Env {
+	e := *env
+	if e.Logf == nil {
+		e.Logf = func(string, ...any) {}
+	}
+	if e.Leader == nil {
+		e.Leader = func() string { return "" }
+	}
+	if e.SessionTimeout <= 0 {
+		e.SessionTimeout = 10 * time.Second
+	}
+	return &e
+}

@@ -43,6 +43,7 @@ func (w *ephemeralWorkload) seen(id int64, ended bool) {
 }
 
 func (w *ephemeralWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot("ephemeral", env.Seed)
 	w.hist = newHistory()
 	w.sessions = map[int64]ephemeralSession{}
@@ -130,6 +131,7 @@ func (w *ephemeralWorkload) cyclingClient(ctx context.Context, env *Env, c int, 
 }
 
 func (w *ephemeralWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: "ephemeral"}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")

@@ -23,6 +23,7 @@ func NewQueue() Workload { return &queueWorkload{} }
 func (w *queueWorkload) Name() string { return "queue" }
 
 func (w *queueWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot("queue", env.Seed)
 	w.hist = newHistory()
 	if err := ensurePath(ctx, env, w.root, nil); err != nil {
@@ -79,6 +80,7 @@ func (w *queueWorkload) dequeue(s *clientSession) {
 }
 
 func (w *queueWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: "queue"}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")

@@ -44,6 +44,7 @@ func (w *registerWorkload) initial() string {
 func (w *registerWorkload) key(i int) string { return fmt.Sprintf("%s/k%d", w.root, i) }
 
 func (w *registerWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot(w.name, env.Seed)
 	w.hist = newHistory()
 	if err := ensurePath(ctx, env, w.root, nil); err != nil {
@@ -189,6 +190,7 @@ func (w *registerWorkload) cas(s *clientSession, key string, version int32, valu
 }
 
 func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: w.name}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")

@@ -31,6 +31,7 @@ func NewSet() Workload { return &elementsWorkload{name: "set"} }
 func (w *elementsWorkload) Name() string { return w.name }
 
 func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot(w.name, env.Seed)
 	w.hist = newHistory()
 	if err := ensurePath(ctx, env, w.root, nil); err != nil {
@@ -67,6 +68,7 @@ func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
 }
 
 func (w *elementsWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: w.name}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")
