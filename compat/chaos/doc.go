@@ -93,12 +93,12 @@
 //     created it.
 //   - All the members serve the same children after the sync.
 //
-// Per session (every workload, check_session.go), over operations
-// acknowledged in a session that stayed the same across the operation
-// (go-zookeeper silently opens a new session after an expiry), in
-// invocation order. go-zookeeper does not expose the zxid of a reply's
-// header, so the zxids come from the stats of replies: a read's or a
-// write's mzxid, a list's pzxid.
+// The per-session checks (every workload, check_session.go) take the
+// operations acknowledged in a session that stayed the same across the
+// operation (go-zookeeper silently opens a new session after an
+// expiry), in invocation order. go-zookeeper does not expose the zxid
+// of a reply's header, so the zxids come from the stats of replies: a
+// read's or a write's mzxid, a list's pzxid.
 //
 //   - Monotonic reads: a znode's (mzxid, version) and a parent's
 //     (pzxid, cversion) never go back within a session, whichever
@@ -116,6 +116,9 @@
 //     than its own) so never sees older state than it saw.
 //   - Ordered updates: an acknowledged setData gets a zxid above every
 //     zxid its session had seen when it was issued.
+//
+// Not checked: watch delivery, and the queue's order (the recipe does
+// not promise first-in first-out to concurrent consumers).
 //
 // Table (check_report.go) renders a matrix of rows, one per layout and
 // nemesis, as markdown: a line per workload with the faults injected,
