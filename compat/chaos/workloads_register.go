@@ -14,9 +14,10 @@ import (
 // registerWorkload drives a few znodes as compare-and-set registers:
 // each client reads a key (at whichever member its session is on) and
 // writes it conditional on the version it read; some reads go to the
-// leader after a sync and, with the writes, must be linearizable. The
-// counter variant has one key whose data is a count that each write
-// increments, through a multi of a version check and the setData.
+// leader after a sync and a barrier and, with the writes, must be
+// linearizable. The counter variant has one key whose data is a count
+// that each write increments, through a multi of a version check and
+// the setData.
 type registerWorkload struct {
 	name    string
 	keys    int
@@ -198,9 +199,9 @@ func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
 	}
 	ops := w.hist.Ops()
 	tally(&r, ops)
-	// The final state, read after a sync at every member, joins the
-	// history as linearizable reads: the faults are healed, so each
-	// member must serve the last write.
+	// The final state, read after a sync and a barrier at every member,
+	// joins the history as linearizable reads: the faults are healed, so
+	// each member must serve the last write.
 	var finals []Op
 	final := newHistory()
 	final.start = w.hist.start

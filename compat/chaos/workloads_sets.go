@@ -75,14 +75,6 @@ func (w *elementsWorkload) Check(ctx context.Context, env *Env) Result {
 		return r
 	}
 	ops := w.hist.Ops()
-	if !w.sequential {
-		// The set's creates name their path: record it as acknowledged.
-		for i := range ops {
-			if ops[i].Kind == KindCreate && ops[i].Outcome == OK && ops[i].Path == "" {
-				ops[i].Path = ops[i].Key
-			}
-		}
-	}
 	tally(&r, ops)
 	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
 	views, err := readFinal(ctx, env, w.root)
