@@ -17,7 +17,9 @@ type Row struct {
 	Results []Result
 }
 
-// AllWorkloads returns a fresh instance of every workload, in the order of the table.
+// AllWorkloads returns a fresh instance of every workload, in the order
+// of the table. An instance serves one Run and the Check after it: it
+// keeps the history in between.
 func AllWorkloads() []Workload {
 	return []Workload{NewRegister(), NewCounter(), NewUniqueIDs(), NewSet(), NewQueue(), NewEphemeral()}
 }
@@ -37,7 +39,7 @@ func Table(rows []Row) string {
 				verdict = "**FAIL**"
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %d | %d | %d | %d | %d | %d | %d | %s |\n",
-				cell(row.Layout), cell(row.Nemesis), cell(r.Workload), row.Faults, recoverCell(row.Recover),
+				tableCell(row.Layout), tableCell(row.Nemesis), tableCell(r.Workload), row.Faults, recoverCell(row.Recover),
 				r.Ops(), r.OK, r.Failed, r.Indeterminate, len(r.Anomalies), r.Lost, r.Duplicated, verdict)
 			for _, a := range r.Anomalies {
 				details = append(details, fmt.Sprintf("- %s / %s / %s: %s", row.Layout, row.Nemesis, r.Workload, a))
@@ -59,7 +61,7 @@ func recoverCell(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// cell keeps a value from breaking the table.
-func cell(s string) string {
+// tableCell keeps a value from breaking the table.
+func tableCell(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }

@@ -13,7 +13,7 @@ import (
 
 const k = "/r/k0"
 
-func cas(client int, call, ret int64, expect int32, value string, out Outcome, mzxid int64) Op {
+func histCAS(client int, call, ret int64, expect int32, value string, out Outcome, mzxid int64) Op {
 	op := Op{Client: client, Session: int64(client + 1), Server: "s1", Kind: KindCAS, Key: k, Call: call, Return: ret,
 		Outcome: out, Expect: expect, Value: value}
 	switch out {
@@ -27,22 +27,22 @@ func cas(client int, call, ret int64, expect int32, value string, out Outcome, m
 	return op
 }
 
-func read(kind OpKind, client int, call, ret int64, value string, version int32, mzxid int64) Op {
+func histRead(kind OpKind, client int, call, ret int64, value string, version int32, mzxid int64) Op {
 	return Op{Client: client, Session: int64(client + 1), Server: "s1", Kind: kind, Key: k, Call: call, Return: ret,
 		Outcome: OK, Data: value, Version: version, Mzxid: mzxid}
 }
 
 func TestLinearizableRegister(t *testing.T) {
 	ok := []Op{
-		cas(0, 0, 10, 0, "a", OK, 2),
-		read(KindLinRead, 1, 5, 15, "a", 1, 2), // concurrent with the write
-		cas(1, 20, 30, 0, "b", Failed, 0),      // version 0 is gone
-		cas(0, 40, 50, 1, "c", Indeterminate, 0),
-		read(KindLinRead, 1, 60, 70, "c", 2, 3), // the indeterminate write took effect
-		cas(0, 80, 90, 2, "d", Indeterminate, 0),
-		read(KindLinRead, 1, 100, 110, "c", 2, 3), // this one had not yet
-		read(KindRead, 2, 120, 130, "d", 3, 4),    // but a follower saw it later
-		cas(2, 140, 150, 3, "e", OK, 5),           // and a write built on it
+		histCAS(0, 0, 10, 0, "a", OK, 2),
+		histRead(KindLinRead, 1, 5, 15, "a", 1, 2), // concurrent with the write
+		histCAS(1, 20, 30, 0, "b", Failed, 0),      // version 0 is gone
+		histCAS(0, 40, 50, 1, "c", Indeterminate, 0),
+		histRead(KindLinRead, 1, 60, 70, "c", 2, 3), // the indeterminate write took effect
+		histCAS(0, 80, 90, 2, "d", Indeterminate, 0),
+		histRead(KindLinRead, 1, 100, 110, "c", 2, 3), // this one had not yet
+		histRead(KindRead, 2, 120, 130, "d", 3, 4),    // but a follower saw it later
+		histCAS(2, 140, 150, 3, "e", OK, 5),           // and a write built on it
 	}
 	if a, note := checkLinearizable(ok, "init"); len(a) != 0 || note != "" {
 		t.Fatalf("linearizable history judged %q %q", a, note)
@@ -53,29 +53,29 @@ func TestLinearizableRegister(t *testing.T) {
 
 	bad := map[string][]Op{
 		"stale leader read": {
-			cas(0, 0, 10, 0, "a", OK, 2),
-			read(KindLinRead, 1, 20, 30, "init", 0, 1),
+			histCAS(0, 0, 10, 0, "a", OK, 2),
+			histRead(KindLinRead, 1, 20, 30, "init", 0, 1),
 		},
 		"lost write": {
-			cas(0, 0, 10, 0, "a", OK, 2),
-			cas(1, 20, 30, 1, "b", OK, 3),
-			read(KindLinRead, 1, 40, 50, "a", 1, 2),
+			histCAS(0, 0, 10, 0, "a", OK, 2),
+			histCAS(1, 20, 30, 1, "b", OK, 3),
+			histRead(KindLinRead, 1, 40, 50, "a", 1, 2),
 		},
 		"refused write that matched": {
-			cas(0, 0, 10, 0, "a", Failed, 0),
-			read(KindLinRead, 1, 20, 30, "init", 0, 1),
+			histCAS(0, 0, 10, 0, "a", Failed, 0),
+			histRead(KindLinRead, 1, 20, 30, "init", 0, 1),
 		},
 		"two writes from one version": {
-			cas(0, 0, 10, 0, "a", OK, 2),
-			cas(1, 20, 30, 0, "b", OK, 3),
+			histCAS(0, 0, 10, 0, "a", OK, 2),
+			histCAS(1, 20, 30, 0, "b", OK, 3),
 		},
 		"read with a version the write did not make": {
-			cas(0, 0, 10, 0, "a", OK, 2),
-			read(KindLinRead, 1, 20, 30, "a", 2, 2),
+			histCAS(0, 0, 10, 0, "a", OK, 2),
+			histRead(KindLinRead, 1, 20, 30, "a", 2, 2),
 		},
 		"read before its write": {
-			read(KindLinRead, 1, 0, 10, "a", 1, 2),
-			cas(0, 20, 30, 0, "a", OK, 2),
+			histRead(KindLinRead, 1, 0, 10, "a", 1, 2),
+			histCAS(0, 20, 30, 0, "a", OK, 2),
 		},
 	}
 	for name, h := range bad {
@@ -84,7 +84,7 @@ func TestLinearizableRegister(t *testing.T) {
 		}
 	}
 	// A follower read may be stale: it is not part of the model.
-	stale := []Op{cas(0, 0, 10, 0, "a", OK, 2), read(KindRead, 1, 20, 30, "init", 0, 1)}
+	stale := []Op{histCAS(0, 0, 10, 0, "a", OK, 2), histRead(KindRead, 1, 20, 30, "init", 0, 1)}
 	if a, _ := checkLinearizable(stale, "init"); len(a) != 0 {
 		t.Errorf("stale follower read judged non-linearizable: %q", a)
 	}
@@ -92,11 +92,11 @@ func TestLinearizableRegister(t *testing.T) {
 
 func TestRegisterValues(t *testing.T) {
 	cases := map[string][]Op{
-		"data never written":    {read(KindRead, 0, 0, 1, "zz", 1, 2)},
-		"one version two datas": {cas(0, 0, 10, 0, "a", OK, 2), read(KindRead, 1, 20, 30, "b", 1, 2), cas(1, 0, 0, 5, "b", Indeterminate, 0)},
-		"one version two zxids": {cas(0, 0, 10, 0, "a", OK, 2), func() Op { r := read(KindRead, 1, 20, 30, "a", 1, 7); r.Server = "s2"; return r }()},
-		"ack skips a version":   {func() Op { o := cas(0, 0, 10, 0, "a", OK, 2); o.Version = 3; return o }()},
-		"version 0 not initial": {cas(0, 0, 10, 0, "a", Indeterminate, 0), read(KindRead, 1, 20, 30, "a", 0, 1)},
+		"data never written":    {histRead(KindRead, 0, 0, 1, "zz", 1, 2)},
+		"one version two datas": {histCAS(0, 0, 10, 0, "a", OK, 2), histRead(KindRead, 1, 20, 30, "b", 1, 2), histCAS(1, 0, 0, 5, "b", Indeterminate, 0)},
+		"one version two zxids": {histCAS(0, 0, 10, 0, "a", OK, 2), func() Op { r := histRead(KindRead, 1, 20, 30, "a", 1, 7); r.Server = "s2"; return r }()},
+		"ack skips a version":   {func() Op { o := histCAS(0, 0, 10, 0, "a", OK, 2); o.Version = 3; return o }()},
+		"version 0 not initial": {histCAS(0, 0, 10, 0, "a", Indeterminate, 0), histRead(KindRead, 1, 20, 30, "a", 0, 1)},
 	}
 	for name, h := range cases {
 		if a := checkRegisterValues(h, "init"); len(a) == 0 {
@@ -106,12 +106,12 @@ func TestRegisterValues(t *testing.T) {
 }
 
 func TestSessionChecks(t *testing.T) {
-	w := cas(0, 0, 10, 0, "a", OK, 0x10)
+	w := histCAS(0, 0, 10, 0, "a", OK, 0x10)
 	pass := []Op{
 		w,
-		read(KindRead, 0, 20, 30, "a", 1, 0x10),
-		read(KindRead, 1, 20, 30, "init", 0, 0x1), // another session may lag
-		read(KindRead, 1, 40, 50, "a", 1, 0x10),
+		histRead(KindRead, 0, 20, 30, "a", 1, 0x10),
+		histRead(KindRead, 1, 20, 30, "init", 0, 0x1), // another session may lag
+		histRead(KindRead, 1, 40, 50, "a", 1, 0x10),
 	}
 	if a := checkSessions(pass, deleteAttempts(pass)); len(a) != 0 {
 		t.Fatalf("good sessions judged %q", a)
@@ -122,18 +122,18 @@ func TestSessionChecks(t *testing.T) {
 		h    []Op
 		rule string
 	}{
-		"stale follower read after own write": {[]Op{w, onS2(read(KindRead, 0, 20, 30, "init", 0, 0x1))}, "read-your-writes"},
+		"stale follower read after own write": {[]Op{w, onS2(histRead(KindRead, 0, 20, 30, "init", 0, 0x1))}, "read-your-writes"},
 		"read goes back": {[]Op{
-			read(KindRead, 1, 0, 10, "a", 1, 0x10), onS2(read(KindRead, 1, 20, 30, "init", 0, 0x1))}, "monotonic reads"},
+			histRead(KindRead, 1, 0, 10, "a", 1, 0x10), onS2(histRead(KindRead, 1, 20, 30, "init", 0, 0x1))}, "monotonic reads"},
 		"reconnect to an older member": {[]Op{
 			w,
-			other(cas(1, 20, 30, 0, "x", OK, 0x20)), // session 2 sees zxid 0x20
-			onS2(read(KindRead, 1, 40, 50, "init", 0, 0x1)), // and then misses 0x10
+			other(histCAS(1, 20, 30, 0, "x", OK, 0x20)),         // session 2 sees zxid 0x20
+			onS2(histRead(KindRead, 1, 40, 50, "init", 0, 0x1)), // and then misses 0x10
 		}, "sequential consistency"},
 		"write ordered before what the session saw": {[]Op{
-			other(read(KindRead, 0, 0, 10, "x", 1, 0x40)), cas(0, 20, 30, 0, "a", OK, 0x30)}, "ordered updates"},
+			other(histRead(KindRead, 0, 0, 10, "x", 1, 0x40)), histCAS(0, 20, 30, 0, "a", OK, 0x30)}, "ordered updates"},
 		"write sharing a zxid the session saw": {[]Op{
-			other(read(KindRead, 0, 0, 10, "x", 1, 0x40)), cas(0, 20, 30, 0, "a", OK, 0x40)}, "ordered updates"},
+			other(histRead(KindRead, 0, 0, 10, "x", 1, 0x40)), histCAS(0, 20, 30, 0, "a", OK, 0x40)}, "ordered updates"},
 	}
 	for name, c := range cases {
 		a := checkSessions(c.h, deleteAttempts(c.h))
@@ -142,14 +142,14 @@ func TestSessionChecks(t *testing.T) {
 		}
 	}
 	// An operation across a session change takes no part.
-	changed := []Op{w, onS2(read(KindRead, 0, 20, 30, "init", 0, 0x1))}
+	changed := []Op{w, onS2(histRead(KindRead, 0, 20, 30, "init", 0, 0x1))}
 	changed[1].Session = 0
 	if a := checkSessions(changed, deleteAttempts(changed)); len(a) != 0 {
 		t.Errorf("operation across sessions judged %q", a)
 	}
 }
 
-func list(session int64, call, ret int64, cversion int32, children ...string) Op {
+func histList(session int64, call, ret int64, cversion int32, children ...string) Op {
 	return Op{Session: session, Server: "s1", Kind: KindList, Key: "/q", Call: call, Return: ret, Outcome: OK,
 		Cversion: cversion, Pzxid: int64(cversion), Children: children}
 }
@@ -163,15 +163,15 @@ func TestSessionListChecks(t *testing.T) {
 		h     []Op
 		wantN int
 	}{
-		"own create listed":                 {[]Op{create, list(1, 10, 20, 1, "a")}, 0},
-		"own create missing":                {[]Op{create, list(1, 10, 20, 0)}, 1},
-		"own create deleted by another":     {[]Op{create, del(2, 8, Indeterminate), list(1, 10, 20, 2)}, 0},
-		"deleted only after the list":       {[]Op{create, list(1, 10, 20, 0), del(2, 30, OK)}, 1},
-		"refused delete explains nothing":   {[]Op{create, del(2, 8, Failed), list(1, 10, 20, 1)}, 1},
-		"listed child disappears":           {[]Op{list(2, 0, 5, 1, "a"), list(2, 10, 20, 1)}, 1},
-		"cversion goes back":                {[]Op{list(2, 0, 5, 3, "a"), list(2, 10, 20, 2, "a")}, 1},
-		"own delete still listed":           {[]Op{del(1, 0, OK), list(1, 10, 20, 3, "a")}, 1},
-		"other sessions' lists independent": {[]Op{list(2, 0, 5, 1, "a"), list(3, 10, 20, 0)}, 0},
+		"own create listed":                 {[]Op{create, histList(1, 10, 20, 1, "a")}, 0},
+		"own create missing":                {[]Op{create, histList(1, 10, 20, 0)}, 1},
+		"own create deleted by another":     {[]Op{create, del(2, 8, Indeterminate), histList(1, 10, 20, 2)}, 0},
+		"deleted only after the list":       {[]Op{create, histList(1, 10, 20, 0), del(2, 30, OK)}, 1},
+		"refused delete explains nothing":   {[]Op{create, del(2, 8, Failed), histList(1, 10, 20, 1)}, 1},
+		"listed child disappears":           {[]Op{histList(2, 0, 5, 1, "a"), histList(2, 10, 20, 1)}, 1},
+		"cversion goes back":                {[]Op{histList(2, 0, 5, 3, "a"), histList(2, 10, 20, 2, "a")}, 1},
+		"own delete still listed":           {[]Op{del(1, 0, OK), histList(1, 10, 20, 3, "a")}, 1},
+		"other sessions' lists independent": {[]Op{histList(2, 0, 5, 1, "a"), histList(3, 10, 20, 0)}, 0},
 	}
 	for name, c := range cases {
 		if a := checkSessions(c.h, deleteAttempts(c.h)); len(a) != c.wantN {
@@ -180,7 +180,7 @@ func TestSessionListChecks(t *testing.T) {
 	}
 }
 
-func view(server string, nodes map[string]string) finalView {
+func histView(server string, nodes map[string]string) finalView {
 	v := finalView{Server: server, Children: map[string]Op{}}
 	for name, data := range nodes {
 		v.Children[name] = Op{Data: data}
@@ -188,18 +188,18 @@ func view(server string, nodes map[string]string) finalView {
 	return v
 }
 
-func created(tag, path string, out Outcome) Op {
+func histCreate(tag, path string, out Outcome) Op {
 	return Op{Session: 1, Kind: KindCreate, Key: "/u/id-", Value: tag, Path: path, Outcome: out}
 }
 
 func TestElements(t *testing.T) {
 	ops := []Op{
-		created("t1", "/u/id-1", OK),
-		created("t2", "", Indeterminate),
-		created("t3", "", Indeterminate),
-		created("t4", "", Failed),
+		histCreate("t1", "/u/id-1", OK),
+		histCreate("t2", "", Indeterminate),
+		histCreate("t3", "", Indeterminate),
+		histCreate("t4", "", Failed),
 	}
-	good := view("s1", map[string]string{"id-1": "t1", "id-2": "t2"})
+	good := histView("s1", map[string]string{"id-1": "t1", "id-2": "t2"})
 	if a, lost, dup := checkElements(ops, []finalView{good, good}); len(a) != 0 || lost != 0 || dup != 0 {
 		t.Fatalf("good set judged %q lost %d dup %d", a, lost, dup)
 	}
@@ -208,13 +208,13 @@ func TestElements(t *testing.T) {
 		views     []finalView
 		lost, dup int
 	}{
-		"lost":             {ops, []finalView{view("s1", map[string]string{"id-2": "t2"})}, 1, 0},
-		"duplicated":       {ops, []finalView{view("s1", map[string]string{"id-1": "t1", "id-2": "t2", "id-3": "t2"})}, 0, 1},
-		"id handed twice":  {append(ops[:1:1], created("t5", "/u/id-1", OK)), []finalView{view("s1", map[string]string{"id-1": "t1"})}, 1, 1},
-		"never attempted":  {ops, []finalView{view("s1", map[string]string{"id-1": "t1", "id-9": "t9"})}, 0, 0},
-		"refused present":  {ops, []finalView{view("s1", map[string]string{"id-1": "t1", "id-4": "t4"})}, 0, 0},
-		"other name":       {ops, []finalView{view("s1", map[string]string{"id-7": "t1"})}, 0, 0},
-		"members disagree": {ops, []finalView{good, view("s2", map[string]string{"id-1": "t1"})}, 0, 0},
+		"lost":             {ops, []finalView{histView("s1", map[string]string{"id-2": "t2"})}, 1, 0},
+		"duplicated":       {ops, []finalView{histView("s1", map[string]string{"id-1": "t1", "id-2": "t2", "id-3": "t2"})}, 0, 1},
+		"id handed twice":  {append(ops[:1:1], histCreate("t5", "/u/id-1", OK)), []finalView{histView("s1", map[string]string{"id-1": "t1"})}, 1, 1},
+		"never attempted":  {ops, []finalView{histView("s1", map[string]string{"id-1": "t1", "id-9": "t9"})}, 0, 0},
+		"refused present":  {ops, []finalView{histView("s1", map[string]string{"id-1": "t1", "id-4": "t4"})}, 0, 0},
+		"other name":       {ops, []finalView{histView("s1", map[string]string{"id-7": "t1"})}, 0, 0},
+		"members disagree": {ops, []finalView{good, histView("s2", map[string]string{"id-1": "t1"})}, 0, 0},
 	}
 	for name, c := range cases {
 		a, lost, dup := checkElements(c.ops, c.views)
@@ -226,10 +226,10 @@ func TestElements(t *testing.T) {
 
 func TestCounter(t *testing.T) {
 	ops := []Op{
-		cas(0, 0, 1, 0, "1 a", OK, 2),
-		cas(0, 2, 3, 1, "2 b", OK, 3),
-		cas(0, 4, 5, 2, "3 c", Indeterminate, 0),
-		cas(0, 6, 7, 2, "3 d", Failed, 0),
+		histCAS(0, 0, 1, 0, "1 a", OK, 2),
+		histCAS(0, 2, 3, 1, "2 b", OK, 3),
+		histCAS(0, 4, 5, 2, "3 c", Indeterminate, 0),
+		histCAS(0, 6, 7, 2, "3 d", Failed, 0),
 	}
 	final := func(data string, version int32) []Op {
 		return []Op{{Server: "s1", Data: data, Version: version}}
@@ -271,7 +271,7 @@ func TestQueue(t *testing.T) {
 		deq("/q/q-3", "c", OK),
 		deq("/q/q-2", "b", Indeterminate),
 	}
-	good := []finalView{view("s1", map[string]string{"q-4": "d"})}
+	good := []finalView{histView("s1", map[string]string{"q-4": "d"})}
 	if a, lost, dup := checkQueue(ops, good); len(a) != 0 || lost != 0 || dup != 0 {
 		t.Fatalf("good queue judged %q lost %d dup %d", a, lost, dup)
 	}
@@ -280,11 +280,11 @@ func TestQueue(t *testing.T) {
 		views     []finalView
 		lost, dup int
 	}{
-		"lost":                 {ops, []finalView{view("s1", nil)}, 1, 0},
-		"dequeued twice":       {append(ops, deq("/q/q-4", "d", OK), deq("/q/q-4", "d", OK)), []finalView{view("s1", nil)}, 0, 1},
+		"lost":                 {ops, []finalView{histView("s1", nil)}, 1, 0},
+		"dequeued twice":       {append(ops, deq("/q/q-4", "d", OK), deq("/q/q-4", "d", OK)), []finalView{histView("s1", nil)}, 0, 1},
 		"never enqueued":       {append(ops, deq("/q/q-9", "z", OK)), good, 0, 0},
 		"refused enqueue":      {append(ops, deq("/q/q-5", "e", OK)), good, 0, 0},
-		"dequeued but present": {ops, []finalView{view("s1", map[string]string{"q-1": "a", "q-4": "d"})}, 0, 0},
+		"dequeued but present": {ops, []finalView{histView("s1", map[string]string{"q-1": "a", "q-4": "d"})}, 0, 0},
 		"wrong element":        {append(ops, deq("/q/q-4", "x", Indeterminate)), good, 0, 0},
 	}
 	for name, c := range cases {
@@ -369,5 +369,20 @@ func TestClassify(t *testing.T) {
 		if got := classify(err); got != want {
 			t.Errorf("classify(%v) = %v, want %v", err, got, want)
 		}
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	env := &Env{Servers: []string{"a:1"}}
+	got := withDefaults(env)
+	if got.Logf == nil || got.Leader == nil || got.Leader() != "" || got.SessionTimeout != 10*time.Second {
+		t.Fatalf("defaults not filled: %+v", got)
+	}
+	if env.Logf != nil || env.SessionTimeout != 0 {
+		t.Fatal("the harness's env was changed")
+	}
+	set := &Env{SessionTimeout: time.Second, Leader: func() string { return "x" }}
+	if got := withDefaults(set); got.SessionTimeout != time.Second || got.Leader() != "x" {
+		t.Fatalf("set fields overridden: %+v", got)
 	}
 }

@@ -22,9 +22,17 @@
 //
 //   - register: three znodes; a client reads one (at its member) and
 //     writes it with setData conditional on the version read; three
-//     operations in ten are a sync and a read on a session connected to
-//     the member Env.Leader names, kept as linearizable only if that
-//     member still leads after the read.
+//     operations in ten are a linearizable read on a session connected
+//     to the member Env.Leader names: a sync, a barrier and a getData.
+//     The sync alone would not do: Java's leader lets a client's sync
+//     through like a read, so it can answer before applying a write it
+//     has committed and a follower has acknowledged; gozk's leader
+//     answers a sync the same way, and a fault-free three-member gozk
+//     ensemble serves such stale reads under this workload. The barrier is
+//     a multi holding only a version check that any version passes: a
+//     transaction, so the session's getData waits until it is applied,
+//     and with it every write committed before it; a deposed leader
+//     cannot commit it.
 //   - counter: one znode holding a count; an increment is a multi of a
 //     version check and a setData of count+1 at that version.
 //   - unique-ids: sequential creates under one parent.
@@ -38,19 +46,22 @@
 //     and no new one dialled, so the ensemble must expire it).
 //
 // Every write stores a tag no other write uses, so a value read names
-// the write that made it.
+// the write that made it. A workload instance (AllWorkloads) serves one
+// Run and the Check after it; each run works under its own parent
+// znode, so workloads may run at once on one ensemble, and again on it.
 //
 // # What Check checks
 //
 // Check runs after the faults are healed. It reads the final state
-// through every member after a sync there, retrying a member until the
-// check's context ends, and then judges:
+// through every member after a sync and a barrier there, retrying a
+// member until the check's context ends (so give it a deadline), and
+// then judges:
 //
 //   - Linearizability (register, counter), with porcupine: a model of a
 //     register of data and version, one per znode, whose conditional
 //     setData applies when the version matches and fails with
-//     ErrBadVersion when it does not. The history holds the writes and
-//     the reads at the leader after sync, plus the final reads. An
+//     ErrBadVersion when it does not. The history holds the writes, the
+//     leader reads (after sync and barrier) and the final reads. An
 //     indeterminate write never returns (it may apply at any later
 //     time); one whose data no read ever returned is left out, as every
 //     later write is conditional on a read. Reads at other members are
@@ -82,12 +93,12 @@
 //     created it.
 //   - All the members serve the same children after the sync.
 //
-// Per session (every workload, check_session.go), over operations
-// acknowledged in a session that stayed the same across the operation
-// (go-zookeeper silently opens a new session after an expiry), in
-// invocation order. go-zookeeper does not expose the zxid of a reply's
-// header, so the zxids come from the stats of replies: a read's or a
-// write's mzxid, a list's pzxid.
+// The per-session checks (every workload, check_session.go) take the
+// operations acknowledged in a session that stayed the same across the
+// operation (go-zookeeper silently opens a new session after an
+// expiry), in invocation order. go-zookeeper does not expose the zxid
+// of a reply's header, so the zxids come from the stats of replies: a
+// read's or a write's mzxid, a list's pzxid.
 //
 //   - Monotonic reads: a znode's (mzxid, version) and a parent's
 //     (pzxid, cversion) never go back within a session, whichever
@@ -105,6 +116,9 @@
 //     than its own) so never sees older state than it saw.
 //   - Ordered updates: an acknowledged setData gets a zxid above every
 //     zxid its session had seen when it was issued.
+//
+// Not checked: watch delivery, and the queue's order (the recipe does
+// not promise first-in first-out to concurrent consumers).
 //
 // Table (check_report.go) renders a matrix of rows, one per layout and
 // nemesis, as markdown: a line per workload with the faults injected,

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -46,8 +47,8 @@ type OpKind string
 const (
 	// KindRead is a getData at whichever server the session is on.
 	KindRead OpKind = "read"
-	// KindLinRead is sync followed by getData on a session connected to
-	// the member that leads, which leads still when the read returns.
+	// KindLinRead is a getData after a sync and a barrier transaction
+	// in the same session (on the member that leads, or a final read).
 	KindLinRead OpKind = "linread"
 	// KindCAS is a setData (or a multi of check and setData) with the
 	// version a previous read returned.
@@ -121,8 +122,8 @@ func (h *History) Ops() []Op {
 	return out
 }
 
-// count tallies outcomes into a result.
-func count(r *Result, ops []Op) {
+// tally counts outcomes into a result.
+func tally(r *Result, ops []Op) {
 	for _, op := range ops {
 		switch op.Outcome {
 		case OK:
@@ -157,20 +158,57 @@ func classify(err error) Outcome {
 // errTimeout marks an operation the client stopped waiting for.
 var errTimeout = errors.New("no reply before the operation's deadline")
 
-// quietLogger drops go-zookeeper's reconnect chatter, which faults make
+// zkQuietLogger drops go-zookeeper's reconnect chatter, which faults make
 // plentiful.
-type quietLogger struct{}
+type zkQuietLogger struct{}
 
-func (quietLogger) Printf(string, ...any) {}
+func (zkQuietLogger) Printf(string, ...any) {}
 
-// session is one client session with the helpers that time and record
+// clientSession is one client session with the helpers that time and record
 // its operations.
-type session struct {
+type clientSession struct {
 	client  int
 	conn    *zk.Conn
 	hist    *History
 	timeout time.Duration
 	dialer  *cutDialer
+
+	// ids holds every session id the connection has had: go-zookeeper
+	// opens a new session by itself when the ensemble expires one.
+	mu      sync.Mutex
+	ids     []int64
+	current atomic.Pointer[zk.Conn]
+}
+
+// noteSession records the connection's session id when it has one;
+// go-zookeeper stores the id before it reports the new state.
+func (s *clientSession) noteSession(ev zk.Event) {
+	if ev.Type != zk.EventSession || ev.State != zk.StateHasSession {
+		return
+	}
+	if c := s.current.Load(); c != nil {
+		s.recordID(c.SessionID())
+	}
+}
+
+func (s *clientSession) recordID(id int64) {
+	if id == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ids) == 0 || s.ids[len(s.ids)-1] != id {
+		s.ids = append(s.ids, id)
+	}
+}
+
+// sessionIDs returns every session id the connection has had, oldest
+// first.
+func (s *clientSession) sessionIDs() []int64 {
+	s.recordID(s.conn.SessionID())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int64(nil), s.ids...)
 }
 
 // cutDialer lets a workload abandon a session: once cut, the current
@@ -216,30 +254,34 @@ func opTimeout(env *Env) time.Duration {
 	return t
 }
 
-// dial opens a session on servers and waits (bounded by ctx) until it
+// openSession opens a session on servers and waits (bounded by ctx) until it
 // has one. It returns the session even when none came, so that its
 // operations record the failure.
-func dial(ctx context.Context, env *Env, servers []string, client int, hist *History, abandonable bool) (*session, error) {
-	s := &session{client: client, hist: hist, timeout: opTimeout(env)}
+func openSession(ctx context.Context, env *Env, servers []string, client int, hist *History, abandonable bool) (*clientSession, error) {
+	s := &clientSession{client: client, hist: hist, timeout: opTimeout(env)}
 	var conn *zk.Conn
 	var err error
 	if abandonable {
 		s.dialer = &cutDialer{}
-		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}), zk.WithDialer(s.dialer.dial))
+		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}),
+			zk.WithEventCallback(s.noteSession), zk.WithDialer(s.dialer.dial))
 	} else {
-		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+		conn, _, err = zk.Connect(servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}),
+			zk.WithEventCallback(s.noteSession))
 	}
 	if err != nil {
 		return nil, err
 	}
 	s.conn = conn
+	s.current.Store(conn)
+	s.recordID(conn.SessionID()) // established before the pointer was set
 	s.awaitSession(ctx, opTimeout(env))
 	return s, nil
 }
 
 // awaitSession waits until the session is established, ctx ends or d
 // passes.
-func (s *session) awaitSession(ctx context.Context, d time.Duration) bool {
+func (s *clientSession) awaitSession(ctx context.Context, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for s.conn.State() != zk.StateHasSession {
 		if ctx.Err() != nil || time.Now().After(deadline) {
@@ -250,7 +292,7 @@ func (s *session) awaitSession(ctx context.Context, d time.Duration) bool {
 	return true
 }
 
-func (s *session) close() {
+func (s *clientSession) close() {
 	if s != nil && s.conn != nil {
 		s.conn.Close()
 	}
@@ -258,7 +300,7 @@ func (s *session) close() {
 
 // do runs one operation with the session's deadline and records it.
 // fn fills the reply fields of op and returns the operation's error.
-func (s *session) do(op Op, fn func(c *zk.Conn, op *Op) error) Op {
+func (s *clientSession) do(op Op, fn func(c *zk.Conn, op *Op) error) Op {
 	op.Client = s.client
 	before := s.conn.SessionID()
 	op.Call = s.hist.now()
@@ -295,7 +337,7 @@ func (s *session) do(op Op, fn func(c *zk.Conn, op *Op) error) Op {
 
 // Operations shared by the workloads; each fills the reply fields.
 
-func (s *session) get(key string) Op {
+func (s *clientSession) get(key string) Op {
 	return s.do(Op{Kind: KindRead, Key: key}, func(c *zk.Conn, op *Op) error {
 		data, st, err := c.Get(key)
 		if err == nil {
@@ -306,7 +348,7 @@ func (s *session) get(key string) Op {
 	})
 }
 
-func (s *session) list(key string) Op {
+func (s *clientSession) list(key string) Op {
 	return s.do(Op{Kind: KindList, Key: key}, func(c *zk.Conn, op *Op) error {
 		children, st, err := c.Children(key)
 		if err == nil {
@@ -320,7 +362,7 @@ func (s *session) list(key string) Op {
 
 // create records a create of path (a prefix when flags hold
 // zk.FlagSequence) storing value.
-func (s *session) create(path, value string, flags int32) Op {
+func (s *clientSession) create(path, value string, flags int32) Op {
 	return s.do(Op{Kind: KindCreate, Key: path, Value: value}, func(c *zk.Conn, op *Op) error {
 		p, err := c.Create(path, []byte(value), flags, zk.WorldACL(zk.PermAll))
 		if err == nil {
@@ -337,7 +379,7 @@ func (op *Op) setStat(st *zk.Stat) {
 // ensurePath creates path (persistent, empty) until it exists or ctx
 // ends: set-up must succeed whatever faults the ensemble is under.
 func ensurePath(ctx context.Context, env *Env, path string, data []byte) error {
-	conn, _, err := zk.Connect(env.Servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(quietLogger{}))
+	conn, _, err := zk.Connect(env.Servers, env.SessionTimeout, zk.WithLogInfo(false), zk.WithLogger(zkQuietLogger{}))
 	if err != nil {
 		return err
 	}
@@ -377,10 +419,10 @@ func runBounded[T any](d time.Duration, fn func() (T, error)) (T, error) {
 	}
 }
 
-// pause sleeps between a client's operations (10 to 40 ms) so that a few
+// pauseBetweenOps sleeps between a client's operations (10 to 40 ms) so that a few
 // clients leave the shared cores to the servers; it reports whether ctx
 // is still live.
-func pause(ctx context.Context, rng *rand.Rand) bool {
+func pauseBetweenOps(ctx context.Context, rng *rand.Rand) bool {
 	t := time.NewTimer(time.Duration(10+rng.Intn(31)) * time.Millisecond)
 	defer t.Stop()
 	select {
@@ -405,8 +447,8 @@ type finalView struct {
 }
 
 // readFinal reads parent and its children through every server after
-// a sync on each, retrying each server until ctx ends: Check runs
-// after the faults are healed, so every member must answer.
+// a sync and a barrier on each, retrying each server until ctx ends:
+// Check runs after the faults are healed, so every member must answer.
 func readFinal(ctx context.Context, env *Env, parent string) ([]finalView, error) {
 	var views []finalView
 	for _, server := range env.Servers {
@@ -434,7 +476,7 @@ func readFinalAt(ctx context.Context, env *Env, server, parent string) (finalVie
 
 func tryReadFinal(ctx context.Context, env *Env, server, parent string) (finalView, error) {
 	hist := newHistory()
-	s, err := dial(ctx, env, []string{server}, -1, hist, false)
+	s, err := openSession(ctx, env, []string{server}, -1, hist, false)
 	if err != nil {
 		return finalView{}, err
 	}
@@ -445,6 +487,12 @@ func tryReadFinal(ctx context.Context, env *Env, server, parent string) (finalVi
 	})
 	if syncOp.Outcome != OK {
 		return finalView{}, errors.New(syncOp.Err)
+	}
+	b := s.do(Op{Kind: "barrier", Key: parent}, func(c *zk.Conn, op *Op) error {
+		return barrier(c, parent)
+	})
+	if b.Outcome != OK {
+		return finalView{}, errors.New(b.Err)
 	}
 	l := s.list(parent)
 	if l.Outcome != OK {
@@ -509,4 +557,37 @@ func abbreviate(s string) string {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// barrier commits a transaction that changes nothing (a multi holding
+// only a check of path that any version passes) on c's session: the
+// server answers the session's next read only once the barrier is
+// applied, and so every write committed before it.
+func barrier(c *zk.Conn, path string) error {
+	res, err := c.Multi(&zk.CheckVersionRequest{Path: path, Version: -1})
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Error != nil {
+			return r.Error
+		}
+	}
+	return nil
+}
+
+// withDefaults fills what the harness left unset in env: no logging, no
+// leader known (no leader reads), a 10 s session timeout.
+func withDefaults(env *Env) *Env {
+	e := *env
+	if e.Logf == nil {
+		e.Logf = func(string, ...any) {}
+	}
+	if e.Leader == nil {
+		e.Leader = func() string { return "" }
+	}
+	if e.SessionTimeout <= 0 {
+		e.SessionTimeout = 10 * time.Second
+	}
+	return &e
 }

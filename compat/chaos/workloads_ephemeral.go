@@ -21,7 +21,7 @@ type ephemeralWorkload struct {
 
 	mu       sync.Mutex
 	sessions map[int64]ephemeralSession
-	live     []*session
+	live     []*clientSession
 }
 
 // NewEphemeral returns the ephemeral-ownership workload.
@@ -43,6 +43,7 @@ func (w *ephemeralWorkload) seen(id int64, ended bool) {
 }
 
 func (w *ephemeralWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot("ephemeral", env.Seed)
 	w.hist = newHistory()
 	w.sessions = map[int64]ephemeralSession{}
@@ -69,7 +70,7 @@ func (w *ephemeralWorkload) Run(ctx context.Context, env *Env) error {
 // liveClient keeps one session for the run (and for Check); should the
 // ensemble expire it, the client's new session creates a new ephemeral.
 func (w *ephemeralWorkload) liveClient(ctx context.Context, env *Env, c int, rng *rand.Rand) {
-	s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+	s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 	if err != nil {
 		env.Logf("ephemeral client %d: %v", c, err)
 		return
@@ -78,11 +79,14 @@ func (w *ephemeralWorkload) liveClient(ctx context.Context, env *Env, c int, rng
 	w.live = append(w.live, s)
 	w.mu.Unlock()
 	var holder int64
-	for n := 0; pause(ctx, rng); n++ {
-		if id := s.conn.SessionID(); id != holder && id != 0 {
-			w.seen(holder, true) // expired under the client
-			w.seen(id, false)
-			holder = id
+	for n := 0; pauseBetweenOps(ctx, rng); n++ {
+		ids := s.sessionIDs()
+		for _, id := range ids[:max(len(ids)-1, 0)] {
+			w.seen(id, true) // expired under the client
+		}
+		if len(ids) > 0 && ids[len(ids)-1] != holder {
+			holder = ids[len(ids)-1]
+			w.seen(holder, false)
 			name := fmt.Sprintf("live-c%d-%d", c, n)
 			s.create(w.root+"/"+name, name, zk.FlagEphemeral)
 		}
@@ -96,29 +100,28 @@ func (w *ephemeralWorkload) liveClient(ctx context.Context, env *Env, c int, rng
 // the parent, and ends the session by closing or abandoning it.
 func (w *ephemeralWorkload) cyclingClient(ctx context.Context, env *Env, c int, rng *rand.Rand) {
 	for n := 0; ctx.Err() == nil; n++ {
-		s, err := dial(ctx, env, env.Servers, c, w.hist, true)
+		s, err := openSession(ctx, env, env.Servers, c, w.hist, true)
 		if err != nil {
 			env.Logf("ephemeral client %d: %v", c, err)
 			return
 		}
-		ids := []int64{s.conn.SessionID()}
-		for k := 0; k < 1+rng.Intn(2) && pause(ctx, rng); k++ {
+		for k := 0; k < 1+rng.Intn(2) && pauseBetweenOps(ctx, rng); k++ {
 			name := fmt.Sprintf("c%d-s%d-e%d", c, n, k)
 			s.create(w.root+"/"+name, name, zk.FlagEphemeral)
-			ids = append(ids, s.conn.SessionID())
 		}
-		if pause(ctx, rng) {
+		if pauseBetweenOps(ctx, rng) {
 			s.list(w.root)
-			ids = append(ids, s.conn.SessionID())
-		}
-		for _, id := range ids {
-			w.seen(id, true)
 		}
 		if rng.Intn(2) == 0 {
 			s.close()
 		} else {
 			s.dialer.abandon()
 			go s.close() // no server to tell: returns once go-zookeeper gives up
+		}
+		// Every session the connection had is over now (an abandoned
+		// connection dials no more, so it gets no new one).
+		for _, id := range s.sessionIDs() {
+			w.seen(id, true)
 		}
 		select {
 		case <-ctx.Done():
@@ -128,6 +131,7 @@ func (w *ephemeralWorkload) cyclingClient(ctx context.Context, env *Env, c int, 
 }
 
 func (w *ephemeralWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: "ephemeral"}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")
@@ -139,7 +143,7 @@ func (w *ephemeralWorkload) Check(ctx context.Context, env *Env) Result {
 		}
 	}()
 	ops := w.hist.Ops()
-	count(&r, ops)
+	tally(&r, ops)
 
 	createdBy := map[string]int64{} // child name -> creating session, 0 if unknown
 	for _, op := range ops {
@@ -168,7 +172,7 @@ func (w *ephemeralWorkload) Check(ctx context.Context, env *Env) Result {
 			r.Anomalies = append(r.Anomalies, err.Error())
 			return r
 		}
-		w.pingLive(env)
+		w.pingLive()
 		if !w.endedRemain(views) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
@@ -189,25 +193,29 @@ func (w *ephemeralWorkload) Check(ctx context.Context, env *Env) Result {
 
 // pingLive asks each live session whether it still holds: an answer in
 // the same session marks it alive (it held its ephemerals through the
-// views read before), an expiry marks it ended.
-func (w *ephemeralWorkload) pingLive(env *Env) {
+// views read before), an expiry marks it ended, and so are the sessions
+// the connection had before.
+func (w *ephemeralWorkload) pingLive() {
 	for _, s := range w.live {
 		before := s.conn.SessionID()
 		op := s.do(Op{Kind: "ping", Key: w.root}, func(c *zk.Conn, op *Op) error {
 			_, _, err := c.Exists(w.root)
 			return err
 		})
+		ids := s.sessionIDs()
 		w.mu.Lock()
-		st := w.sessions[before]
-		switch {
-		case op.Outcome == OK && op.Session == before:
-			st.alive = true
-		case op.Session != before || op.Err == zk.ErrSessionExpired.Error():
-			st.ended = true
-		}
-		if before != 0 {
-			st.id = before
-			w.sessions[before] = st
+		for _, id := range ids {
+			st := w.sessions[id]
+			st.id = id
+			switch {
+			case id != before && id != ids[len(ids)-1]:
+				st.ended = true
+			case id == before && op.Outcome == OK && op.Session == before:
+				st.alive = true
+			case id == before && (op.Session != before || op.Err == zk.ErrSessionExpired.Error()):
+				st.ended = true
+			}
+			w.sessions[id] = st
 		}
 		w.mu.Unlock()
 	}

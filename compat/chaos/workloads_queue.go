@@ -23,6 +23,7 @@ func NewQueue() Workload { return &queueWorkload{} }
 func (w *queueWorkload) Name() string { return "queue" }
 
 func (w *queueWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot("queue", env.Seed)
 	w.hist = newHistory()
 	if err := ensurePath(ctx, env, w.root, nil); err != nil {
@@ -34,13 +35,13 @@ func (w *queueWorkload) Run(ctx context.Context, env *Env) error {
 		go func(c int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(env.Seed*1000 + int64(c)))
-			s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+			s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 			if err != nil {
 				env.Logf("queue client %d: %v", c, err)
 				return
 			}
 			defer s.close()
-			for n := 0; pause(ctx, rng); n++ {
+			for n := 0; pauseBetweenOps(ctx, rng); n++ {
 				if rng.Intn(2) == 0 {
 					s.create(w.root+"/q-", fmt.Sprintf("c%d-%d", c, n), zk.FlagSequence)
 				} else {
@@ -55,7 +56,7 @@ func (w *queueWorkload) Run(ctx context.Context, env *Env) error {
 
 // dequeue tries the three smallest children in order until one delete
 // is acknowledged or refused for the last time.
-func (w *queueWorkload) dequeue(s *session) {
+func (w *queueWorkload) dequeue(s *clientSession) {
 	l := s.list(w.root)
 	if l.Outcome != OK {
 		return
@@ -79,13 +80,14 @@ func (w *queueWorkload) dequeue(s *session) {
 }
 
 func (w *queueWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: "queue"}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")
 		return r
 	}
 	ops := w.hist.Ops()
-	count(&r, ops)
+	tally(&r, ops)
 	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
 	views, err := readFinal(ctx, env, w.root)
 	if err != nil {

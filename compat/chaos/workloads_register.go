@@ -14,9 +14,10 @@ import (
 // registerWorkload drives a few znodes as compare-and-set registers:
 // each client reads a key (at whichever member its session is on) and
 // writes it conditional on the version it read; some reads go to the
-// leader after a sync and, with the writes, must be linearizable. The
-// counter variant has one key whose data is a count that each write
-// increments, through a multi of a version check and the setData.
+// leader after a sync and a barrier and, with the writes, must be
+// linearizable. The counter variant has one key whose data is a count
+// that each write increments, through a multi of a version check and
+// the setData.
 type registerWorkload struct {
 	name    string
 	keys    int
@@ -44,6 +45,7 @@ func (w *registerWorkload) initial() string {
 func (w *registerWorkload) key(i int) string { return fmt.Sprintf("%s/k%d", w.root, i) }
 
 func (w *registerWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot(w.name, env.Seed)
 	w.hist = newHistory()
 	if err := ensurePath(ctx, env, w.root, nil); err != nil {
@@ -70,10 +72,10 @@ func (w *registerWorkload) Run(ctx context.Context, env *Env) error {
 // when the leader moves.
 type leaderSession struct {
 	addr string
-	s    *session
+	s    *clientSession
 }
 
-func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *History) *session {
+func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *History) *clientSession {
 	addr := env.Leader()
 	if addr == "" {
 		return nil
@@ -82,7 +84,7 @@ func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *His
 		return l.s
 	}
 	l.s.close()
-	s, err := dial(ctx, env, []string{addr}, client, hist, false)
+	s, err := openSession(ctx, env, []string{addr}, client, hist, false)
 	if err != nil {
 		l.s = nil
 		return nil
@@ -93,7 +95,7 @@ func (l *leaderSession) get(ctx context.Context, env *Env, client int, hist *His
 
 func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 	rng := rand.New(rand.NewSource(env.Seed*1000 + int64(c)))
-	s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+	s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 	if err != nil {
 		env.Logf("%s client %d: %v", w.name, c, err)
 		return
@@ -101,11 +103,11 @@ func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 	defer s.close()
 	var leader leaderSession
 	defer func() { leader.s.close() }()
-	for n := 0; pause(ctx, rng); n++ {
+	for n := 0; pauseBetweenOps(ctx, rng); n++ {
 		key := w.key(rng.Intn(w.keys))
 		if rng.Intn(10) < 3 {
 			if ls := leader.get(ctx, env, c, w.hist); ls != nil {
-				w.leaderRead(env, ls, key)
+				w.leaderRead(ls, key)
 			}
 			continue
 		}
@@ -125,31 +127,32 @@ func (w *registerWorkload) client(ctx context.Context, env *Env, c int) {
 	}
 }
 
-// leaderRead syncs and reads key on the leader's session; the read
-// counts as linearizable only if the same member still leads after it.
-func (w *registerWorkload) leaderRead(env *Env, s *session, key string) {
-	leader := env.Leader()
-	op := Op{Kind: KindLinRead, Key: key}
-	s.do(op, func(c *zk.Conn, op *Op) error {
+// leaderRead reads key on the leader's session after a sync and a
+// barrier. A sync alone does not make the read linearizable: at the
+// leader, Java lets a client's sync through like a read, so the leader
+// may answer before applying a write it has already committed and a
+// follower has already acknowledged. The barrier, a multi holding only
+// a version check that any version passes, is a transaction: the
+// session's read waits until it is applied, and with it every write
+// committed before it, and a deposed leader cannot commit it.
+func (w *registerWorkload) leaderRead(s *clientSession, key string) {
+	s.do(Op{Kind: KindLinRead, Key: key}, func(c *zk.Conn, op *Op) error {
 		if _, err := c.Sync(key); err != nil {
 			return err
 		}
-		data, st, err := c.Get(key)
-		if err != nil {
+		if err := barrier(c, key); err != nil {
 			return err
 		}
-		if now := env.Leader(); now != leader || c.Server() != leader {
-			// Served, but perhaps by a member that no longer leads: keep
-			// it for the per-session checks only.
-			op.Kind = KindRead
+		data, st, err := c.Get(key)
+		if err == nil {
+			op.Data = string(data)
+			op.setStat(st)
 		}
-		op.Data = string(data)
-		op.setStat(st)
-		return nil
+		return err
 	})
 }
 
-func (w *registerWorkload) cas(s *session, key string, version int32, value string) {
+func (w *registerWorkload) cas(s *clientSession, key string, version int32, value string) {
 	op := Op{Kind: KindCAS, Key: key, Expect: version, Value: value}
 	if !w.counter {
 		s.do(op, func(c *zk.Conn, op *Op) error {
@@ -188,16 +191,17 @@ func (w *registerWorkload) cas(s *session, key string, version int32, value stri
 }
 
 func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: w.name}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")
 		return r
 	}
 	ops := w.hist.Ops()
-	count(&r, ops)
-	// The final state, read after a sync at every member, joins the
-	// history as linearizable reads: the faults are healed, so each
-	// member must serve the last write.
+	tally(&r, ops)
+	// The final state, read after a sync and a barrier at every member,
+	// joins the history as linearizable reads: the faults are healed, so
+	// each member must serve the last write.
 	var finals []Op
 	final := newHistory()
 	final.start = w.hist.start
@@ -227,16 +231,20 @@ func (w *registerWorkload) Check(ctx context.Context, env *Env) Result {
 	return r
 }
 
-// finalRead syncs and reads key at server, retrying until ctx ends.
+// finalRead reads key at server after a sync and a barrier (see
+// leaderRead), retrying until ctx ends.
 func finalRead(ctx context.Context, env *Env, server, key string, hist *History) (Op, error) {
 	var last string
 	for ctx.Err() == nil {
-		s, err := dial(ctx, env, []string{server}, -1, hist, false)
+		s, err := openSession(ctx, env, []string{server}, -1, hist, false)
 		if err != nil {
 			return Op{}, err
 		}
 		op := s.do(Op{Kind: KindLinRead, Key: key}, func(c *zk.Conn, op *Op) error {
 			if _, err := c.Sync(key); err != nil {
+				return err
+			}
+			if err := barrier(c, key); err != nil {
 				return err
 			}
 			data, st, err := c.Get(key)

@@ -31,6 +31,7 @@ func NewSet() Workload { return &elementsWorkload{name: "set"} }
 func (w *elementsWorkload) Name() string { return w.name }
 
 func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
+	env = withDefaults(env)
 	w.root = runRoot(w.name, env.Seed)
 	w.hist = newHistory()
 	if err := ensurePath(ctx, env, w.root, nil); err != nil {
@@ -42,13 +43,13 @@ func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
 		go func(c int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(env.Seed*1000 + int64(c)))
-			s, err := dial(ctx, env, env.Servers, c, w.hist, false)
+			s, err := openSession(ctx, env, env.Servers, c, w.hist, false)
 			if err != nil {
 				env.Logf("%s client %d: %v", w.name, c, err)
 				return
 			}
 			defer s.close()
-			for n := 0; pause(ctx, rng); n++ {
+			for n := 0; pauseBetweenOps(ctx, rng); n++ {
 				if rng.Intn(8) == 0 {
 					s.list(w.root)
 					continue
@@ -67,21 +68,14 @@ func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
 }
 
 func (w *elementsWorkload) Check(ctx context.Context, env *Env) Result {
+	env = withDefaults(env)
 	r := Result{Workload: w.name}
 	if w.hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")
 		return r
 	}
 	ops := w.hist.Ops()
-	if !w.sequential {
-		// The set's creates name their path: record it as acknowledged.
-		for i := range ops {
-			if ops[i].Kind == KindCreate && ops[i].Outcome == OK && ops[i].Path == "" {
-				ops[i].Path = ops[i].Key
-			}
-		}
-	}
-	count(&r, ops)
+	tally(&r, ops)
 	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
 	views, err := readFinal(ctx, env, w.root)
 	if err != nil {
