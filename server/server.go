@@ -147,6 +147,11 @@ type Server struct {
 	ens             *learnerLog
 	ensembleDone    chan struct{}
 	snapReplaced    int64
+	// fuzzyUntil is the last zxid whose effects a SNAP's stream, walked
+	// by the leader while it kept applying, may already hold in the
+	// tree: the txns up to it converge when applied, but the tree's
+	// digest matches the leader's only once they all are.
+	fuzzyUntil atomic.Int64
 	fourLetterWords func(cmd string) []byte
 	mon             *monitor // statistics for the monitoring commands (monitor.go)
 

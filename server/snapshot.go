@@ -148,7 +148,11 @@ func (s *Server) writeSnapshot() (persistence.SnapshotInfo, error) {
 		}
 	}
 	var digest *proto.ZxidDigest
-	if endZxid, d := walk.End(); s.tree.DigestEnabled() {
+	// A tree still within a SNAP's fuzzy window holds effects of txns
+	// after its zxid, which its digest would attribute to that zxid:
+	// such a snapshot records none, and recovery from it compares no
+	// digest until the next snapshot.
+	if endZxid, d := walk.End(); s.tree.DigestEnabled() && endZxid >= s.fuzzyUntil.Load() {
 		digest = &proto.ZxidDigest{Zxid: endZxid, DigestVersion: proto.DigestVersion, Digest: d}
 	}
 	info, err := w.Commit(digest)
