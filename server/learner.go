@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -314,6 +315,7 @@ func (s *Server) StartLearning(lc Learning) error {
 		touched:      map[int64]int32{},
 	}
 	s.tracker.reset(s.cfg.ServerID)
+	s.endFuzzyWindow()
 	s.learner.Store(ls)
 	role := RoleFollower
 	if lc.Observer {
@@ -581,6 +583,7 @@ func (s *Server) reload() error {
 		return fmt.Errorf("reloading the data tree: %w", err)
 	}
 	s.replaceTree(tree)
+	s.noteFuzzyRecovery(rec)
 	// A SNAP's tree not yet snapshotted is gone with the tree it
 	// replaced: the next sync's snapshot must not purge the log below
 	// itself as if one had been.
@@ -658,6 +661,10 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	tree.SetSessions(sessions)
 	tree.FinishLoad()
 	tree.SetLastProcessedZxid(zxid)
+	// The leader walked its tree while it kept applying: until the
+	// window's end is known (at UPTODATE), the tree may hold effects of
+	// txns after zxid.
+	s.fuzzyUntil.Store(fuzzyUnknown)
 	if err := s.FlushLog(); err != nil {
 		return err
 	}
@@ -677,15 +684,6 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 // txns below it belong to another history, so they go once the new
 // snapshot is on the disk.
 func (s *Server) SnapshotAfterSync() error {
-	if s.snapReplaced != 0 {
-		// Every txn the stream can hold was proposed before NEWLEADER,
-		// so it is logged by now: the window ends at the last one.
-		l := s.ens
-		l.mu.Lock()
-		until := max(l.submitted, s.snapReplaced)
-		l.mu.Unlock()
-		s.fuzzyUntil.Store(until)
-	}
 	info, err := s.TakeSnapshot()
 	if err != nil {
 		return err
@@ -720,3 +718,32 @@ func (s *Server) treeOptions() db.Options {
 
 // Store is the server's data directory: the peer keeps its epochs there.
 func (s *Server) Store() *persistence.Store { return s.store }
+
+// fuzzyUnknown marks a tree loaded from a SNAP (or recovered from a
+// snapshot taken of one) whose fuzzy window has not ended yet.
+const fuzzyUnknown = math.MaxInt64
+
+// endFuzzyWindow is called at UPTODATE: a leader's SNAP stream ends
+// before it sends UPTODATE, which it does only once a quorum has
+// acknowledged NEWLEADER, after the stream, so every txn the stream can
+// hold an effect of was proposed, and logged here, before it.
+func (s *Server) endFuzzyWindow() {
+	if s.fuzzyUntil.Load() != fuzzyUnknown {
+		return
+	}
+	l := s.ens
+	l.mu.Lock()
+	until := max(l.submitted, s.tree.LastProcessedZxid())
+	l.mu.Unlock()
+	s.fuzzyUntil.Store(until)
+}
+
+// noteFuzzyRecovery marks a tree recovered from a snapshot without a
+// digest as possibly fuzzy: in an ensemble, that is the snapshot a SNAP
+// sync takes (see writeSnapshot), and the txns that settle it may not
+// all be logged yet.
+func (s *Server) noteFuzzyRecovery(rec Recovery) {
+	if s.cfg.Ensemble && s.cfg.DigestEnabled && rec.Snapshot != nil && rec.Snapshot.Digest == nil {
+		s.fuzzyUntil.Store(fuzzyUnknown)
+	}
+}

@@ -142,16 +142,16 @@ type Server struct {
 	// pipeline while following or observing, the leader's term while
 	// leading, the log of what a leader sends, and the zxid of a
 	// snapshot a SNAP put in place of the tree, until it is written.
-	learner         atomic.Pointer[learnerState]
-	leading         atomic.Pointer[leaderRun]
-	ens             *learnerLog
-	ensembleDone    chan struct{}
-	snapReplaced    int64
+	learner      atomic.Pointer[learnerState]
+	leading      atomic.Pointer[leaderRun]
+	ens          *learnerLog
+	ensembleDone chan struct{}
+	snapReplaced int64
 	// fuzzyUntil is the last zxid whose effects a SNAP's stream, walked
 	// by the leader while it kept applying, may already hold in the
 	// tree: the txns up to it converge when applied, but the tree's
 	// digest matches the leader's only once they all are.
-	fuzzyUntil atomic.Int64
+	fuzzyUntil      atomic.Int64
 	fourLetterWords func(cmd string) []byte
 	mon             *monitor // statistics for the monitoring commands (monitor.go)
 
@@ -257,6 +257,7 @@ func Open(cfg Config) (*Server, error) {
 	if len(rec.Skipped) > 0 {
 		s.logger.Warn().Str("damaged", describeSkipped(rec.Skipped)).Msg("recovered from an older snapshot; newer ones are damaged")
 	}
+	s.noteFuzzyRecovery(rec)
 	s.initConfigNode(s.tree)
 	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
 	s.prep.lastZxid = s.tree.LastProcessedZxid()
