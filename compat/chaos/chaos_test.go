@@ -95,8 +95,8 @@ func runLayout(t *testing.T, layout Layout, nemeses []Nemesis, seed int64) []Row
 			for _, m := range c.Members {
 				t.Logf("%v log tail:\n%s", m, m.LogTail(40))
 			}
-			keepLogs(t, c)
 		}
+		keepLogs(t, c)
 	}()
 	control := !hasGozk(layout)
 	var rows []Row

@@ -47,6 +47,14 @@ const (
 	maxSessionTimeout = 60000
 )
 
+// jvmFlags are the -D flags of every member, Java's on its command line,
+// gozk's in SERVER_JVMFLAGS. A committed log of 5000 txns (Java's default
+// is 500) lets a leader cut off for a few seconds under the workloads'
+// load come back within the new leader's committed log, where the new
+// leader truncates what it logged alone (TRUNC) instead of sending a
+// SNAP: the TRUNC crash point needs that.
+var jvmFlags = []string{"-Dzookeeper.commitLogCount=5000"}
+
 // syncLimitDuration is how long a leader waits for a silent learner, and
 // a learner for a silent leader.
 const syncLimitDuration = syncLimit * tickTime * time.Millisecond
@@ -72,6 +80,9 @@ type Member struct {
 
 	Dir, DataDir, CfgPath, LogPath   string
 	ClientPort, QuorumPort, ElecPort int
+	// clients carries every workload connection to the member, so a
+	// nemesis can cut clients off as it cuts peers.
+	clients *link
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -123,6 +134,14 @@ func StartCluster(ctx context.Context, dir string, layout Layout, logf func(stri
 			}
 			c.links[from.ID][to.ID] = [2]*link{el, ql}
 		}
+	}
+	for _, m := range c.Members {
+		cl, err := newLink(0, m.ID, false, net.JoinHostPort("127.0.0.1", strconv.Itoa(m.ClientPort)))
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		m.clients = cl
 	}
 	// An initial message from -> to names from's election address; to
 	// dials it back on the link to -> from.
@@ -189,15 +208,36 @@ func (c *Cluster) Close() {
 			pair[1].Close()
 		}
 	}
+	for _, m := range c.Members {
+		if m.clients != nil {
+			m.clients.Close()
+		}
+	}
 }
 
-// Servers are the members' client addresses in myid order.
+// Servers are the addresses clients reach the members at, in myid
+// order: each member's client link.
 func (c *Cluster) Servers() []string {
 	out := make([]string, len(c.Members))
 	for i, m := range c.Members {
-		out[i] = m.Addr()
+		out[i] = m.clients.Addr()
 	}
 	return out
+}
+
+// CutClients cuts the client links of the given members: their clients
+// hear nothing until HealClients.
+func (c *Cluster) CutClients(ids ...int64) {
+	for _, id := range ids {
+		c.Member(id).clients.Cut()
+	}
+}
+
+// HealClients restores every client link.
+func (c *Cluster) HealClients() {
+	for _, m := range c.Members {
+		m.clients.Heal()
+	}
 }
 
 // Member returns the member with myid id.
@@ -240,10 +280,10 @@ func (c *Cluster) Leader() *Member {
 	return nil
 }
 
-// LeaderAddr is Env.Leader.
+// LeaderAddr is Env.Leader: the leader's address in Servers.
 func (c *Cluster) LeaderAddr() string {
 	if l := c.Leader(); l != nil {
-		return l.Addr()
+		return l.clients.Addr()
 	}
 	return ""
 }
@@ -284,7 +324,8 @@ func (c *Cluster) WaitServing(ctx context.Context) error {
 
 func (m *Member) String() string { return fmt.Sprintf("server %d (%s)", m.ID, m.Kind) }
 
-// Addr is the member's client address.
+// Addr is the member's own client address, which the harness's probes
+// of its state use; workloads use Servers.
 func (m *Member) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(m.ClientPort)) }
 
 // Mode is the Mode line of the member's srvr answer ("" when it does not
@@ -327,10 +368,12 @@ func (m *Member) command() (*exec.Cmd, error) {
 		if inst.LogBinding != "" {
 			cp = append(cp, inst.LogBinding)
 		}
-		return exec.Command(inst.Java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms32m", "-Xmx256m",
+		args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms32m", "-Xmx256m",
 			"-Dzookeeper.jmx.log4j.disable=true",
-			"-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-Dorg.slf4j.simpleLogger.showDateTime=true",
-			"-cp", strings.Join(cp, string(os.PathListSeparator)), javazk.QuorumMainClass, m.CfgPath), nil
+			"-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-Dorg.slf4j.simpleLogger.showDateTime=true"}
+		args = append(args, jvmFlags...)
+		args = append(args, "-cp", strings.Join(cp, string(os.PathListSeparator)), javazk.QuorumMainClass, m.CfgPath)
+		return exec.Command(inst.Java, args...), nil
 	case Gozk:
 		bin, err := gozkproc.Binary()
 		if err != nil {
@@ -343,6 +386,7 @@ func (m *Member) command() (*exec.Cmd, error) {
 				env = append(env, kv)
 			}
 		}
+		env = append(env, "SERVER_JVMFLAGS="+strings.Join(jvmFlags, " "))
 		cmd.Env = append(env, m.env...)
 		return cmd, nil
 	}

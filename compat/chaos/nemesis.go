@@ -328,22 +328,54 @@ func killLeader(ctx context.Context, c *Cluster) error {
 	return killAndRestart(ctx, l)
 }
 
-// isolateLeaderWithWrites cuts the leader off and writes through it
-// while it still believes it leads, so that it logs txns the others
-// never see.
+// isolateLeaderWithWrites makes the leader log txns nobody else has and
+// then rejoin a new leader that has committed nothing yet, the one case
+// where a leader truncates a learner (Java's rule, which gozk follows: a
+// learner ahead within an epoch the leader has moved past gets a SNAP).
+// The leader is cut off from its peers while a client writes through it;
+// the clients of the others are cut off too, so that the new leader they
+// elect commits nothing before the old one is back.
 func isolateLeaderWithWrites(ctx context.Context, c *Cluster) error {
 	l, err := leaderOrErr(ctx, c)
 	if err != nil {
 		return err
 	}
+	var others []int64
+	for _, m := range c.Members {
+		if m != l {
+			others = append(others, m.ID)
+		}
+	}
 	c.Isolate(l.ID)
+	c.CutClients(others...)
+	defer c.HealClients()
 	stop := make(chan struct{})
 	done := writeBlindly(l.Addr(), "/chaos-orphans", stop)
-	err = sleep(ctx, faultTime)
+	// Until the others lead without it.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		nl := c.Leader()
+		if nl != nil && nl != l {
+			break
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			break
+		}
+	}
 	close(stop)
 	<-done
 	c.Heal()
-	return err
+	// Until the old leader has synced again (or crashed doing so).
+	deadline = time.Now().Add(20 * time.Second)
+	for l.Running() && l.Mode() != "follower" && time.Now().Before(deadline) {
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // wipeFollower kills a follower, empties its data directory and starts
