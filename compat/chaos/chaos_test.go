@@ -73,7 +73,7 @@ func TestChaos(t *testing.T) {
 			break
 		}
 	}
-	table := Table(rows)
+	table := Summary(rows) + "\n" + Table(rows)
 	t.Logf("results after %v:\n%s", time.Since(start).Round(time.Second), table)
 	if path := os.Getenv("CHAOS_REPORT"); path != "" {
 		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {

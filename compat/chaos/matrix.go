@@ -311,3 +311,26 @@ func (m *Member) dump(ctx context.Context) (ensemble.Tree, error) {
 	})
 	return tree, err
 }
+
+// Summary renders rows as a markdown table with one line per cell (the
+// workloads' counts summed), the form the documentation carries; Table
+// has the line per workload.
+func Summary(rows []Row) string {
+	var b strings.Builder
+	b.WriteString("| layout | nemesis | faults | longest write outage | ops | ok | indeterminate | anomalies | lost | duplicated |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, row := range rows {
+		var ops, ok, ind, anomalies, lost, dup int
+		for _, r := range row.Results {
+			ops += r.Ops()
+			ok += r.OK
+			ind += r.Indeterminate
+			anomalies += len(r.Anomalies)
+			lost += r.Lost
+			dup += r.Duplicated
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %d | %d | %d | %d | %d |\n", row.Layout, row.Nemesis, row.Faults,
+			row.Recover.Round(10*time.Millisecond), ops, ok, ind, anomalies, lost, dup)
+	}
+	return b.String()
+}
