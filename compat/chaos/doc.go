@@ -26,9 +26,10 @@
 //     to the member Env.Leader names: a sync, a barrier and a getData.
 //     The sync alone would not do: Java's leader lets a client's sync
 //     through like a read, so it can answer before applying a write it
-//     has committed and a follower has acknowledged; gozk's leader
-//     answers a sync the same way, and a fault-free three-member gozk
-//     ensemble serves such stale reads under this workload. The barrier is
+//     has committed and a follower has acknowledged (gozk's leader did
+//     the same until this workload caught it serving such stale reads;
+//     it now answers a sync once every write before it is applied, but
+//     Java members still need the barrier). The barrier is
 //     a multi holding only a version check that any version passes: a
 //     transaction, so the session's getData waits until it is applied,
 //     and with it every write committed before it; a deposed leader
@@ -123,5 +124,44 @@
 // Table (check_report.go) renders a matrix of rows, one per layout and
 // nemesis, as markdown: a line per workload with the faults injected,
 // the time to recover, operations by outcome, anomalies, lost and
-// duplicated, followed by every anomaly's text.
+// duplicated, followed by every anomaly's text; Summary (matrix.go) has
+// one line per cell.
+//
+// # The harness
+//
+// StartCluster (cluster.go) starts an ensemble of `gozk server` processes
+// (compat/gozkproc's binary, or $GOZK_BIN) and Java QuorumPeerMain JVMs
+// on loopback, one data directory each, tickTime 200 ms, syncLimit 10
+// ticks, maxSessionTimeout 60 s and zookeeper.commitLogCount 5000 (see
+// jvmFlags). Every connection between two members crosses a link
+// (proxy.go): member i's zoo.cfg names, for member j, the ports of the
+// election and quorum links from i to j. An election link rewrites the
+// address in the initial message its dialer sends to the address of the
+// opposite link, since the receiver dials that address back when it
+// keeps the connection the other way round (the larger id's). Clients
+// reach each member through a client link too (Cluster.Servers). A cut
+// link is a partition, not a crash: bytes are dropped and connections
+// stay open, so both ends find out through their own timeouts; healing
+// closes the connections that lost bytes.
+//
+// The nemeses (nemesis.go): kill -9 of the leader or of a random member
+// (down 2 s, then restarted); SIGSTOP of the leader for twice syncLimit;
+// the leader cut off from its peers, or a random minority; a disk fault
+// (a gozk member's every fsync stalled 300 ms, then restarted with its
+// 30th fsync failing, which stops it, then restarted healthy); and each
+// of gozk's Zab crash points (internal/failpoint, armed through
+// GOZK_FAILPOINTS on the members it applies to, each restarted to arm
+// it): the process kills itself at the point, is restarted without it,
+// and the cell says how often the point fired. RunCell (matrix.go) runs
+// every workload through every member, injects one fault after a
+// second, waits for the ensemble to serve again, lets the load run on,
+// checks the workloads, and compares every member's whole tree once the
+// zxids settle. A probe writes through each member every 20 ms on
+// sessions of its own; the longest gap between acknowledged probe
+// writes after the fault began is the cell's write outage.
+//
+// TestChaos (tag chaos; `make chaos`) runs the matrix: Layouts (3 gozk,
+// 5 gozk, 2 Java + 1 gozk, 1 Java + 2 gozk) and the all-Java control,
+// every nemesis that applies. A finding fails the test except in the
+// control, where it is logged as ZooKeeper's own.
 package chaos
