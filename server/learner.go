@@ -252,17 +252,73 @@ func (s *Server) applyCommitted(data []byte) error {
 		s.holdOutput(r.conn)
 	}
 	s.apply(r)
-	if d := txn.Digest; d != nil && s.cfg.DigestEnabled && d.Version == proto.DigestVersion && h.Zxid > s.fuzzyUntil.Load() {
-		// (Within a SNAP's fuzzy window the tree may already hold later
-		// txns' effects: its digest is the leader's again at the end.)
-		if got := s.tree.Digest(); got != d.TreeDigest {
-			s.mon.metrics.DigestMismatches.Add(1)
-			s.logger.Error().Str("zxid", fmt.Sprintf("0x%x", h.Zxid)).Int64("digest", got).Int64("leaderDigest", d.TreeDigest).
-				Msg("the tree's digest differs from the leader's after this txn; the trees have diverged")
+	if d := txn.Digest; d != nil && s.cfg.DigestEnabled && d.Version == proto.DigestVersion {
+		got := s.tree.Digest()
+		switch {
+		case s.fuzzy.Load():
+			// Within a SNAP's fuzzy window the tree may already hold
+			// later txns' effects. Digests that match say it holds
+			// none (the trees are the same), and the window is over.
+			if got == d.TreeDigest {
+				s.endFuzzyWindow(false)
+			} else {
+				s.fuzzyMu.Lock()
+				s.fuzzyDigest = zxidDigest{zxid: h.Zxid, digest: d.TreeDigest}
+				s.fuzzyMu.Unlock()
+			}
+		case got != d.TreeDigest:
+			s.reportDivergence(h.Zxid, got, d.TreeDigest)
 		}
 	}
 	s.releaseOutput()
 	return nil
+}
+
+// zxidDigest is the leader's tree digest after a txn.
+type zxidDigest struct {
+	zxid   int64
+	digest int64
+}
+
+func (s *Server) reportDivergence(zxid, digest, leaderDigest int64) {
+	s.mon.metrics.DigestMismatches.Add(1)
+	s.logger.Error().Str("zxid", fmt.Sprintf("0x%x", zxid)).Int64("digest", digest).Int64("leaderDigest", leaderDigest).
+		Msg("the tree's digest differs from the leader's after this txn; the trees have diverged")
+}
+
+// endFuzzyWindow ends a fuzzy window (see Server.fuzzy). Where it ends
+// at the first PING of the broadcast (settled), the tree holds exactly
+// the txns it applied: every txn a leader's SNAP stream can hold was
+// applied by the leader before the walk ended, so it was committed and
+// its COMMIT (or INFORM) sent before the learner's UPTODATE (Java's
+// leader walks the tree before it queues NEWLEADER) or right after it
+// (gozk's holds the COMMITs made after NEWLEADER until UPTODATE), and a
+// learner answers PINGs only from UPTODATE on, and in order. Its digest
+// must then be the leader's after the last txn it applied.
+func (s *Server) endFuzzyWindow(settled bool) {
+	if !s.fuzzy.Load() {
+		return
+	}
+	s.fuzzyMu.Lock()
+	d := s.fuzzyDigest
+	s.fuzzyDigest = zxidDigest{}
+	s.fuzzy.Store(false)
+	s.fuzzyMu.Unlock()
+	if !settled || d.zxid == 0 || d.zxid != s.tree.LastProcessedZxid() {
+		return
+	}
+	if got := s.tree.Digest(); got != d.digest {
+		s.reportDivergence(d.zxid, got, d.digest)
+	}
+}
+
+// startFuzzyWindow begins a fuzzy window for a tree that may hold effects
+// of txns after its zxid.
+func (s *Server) startFuzzyWindow(fuzzy bool) {
+	s.fuzzyMu.Lock()
+	s.fuzzyDigest = zxidDigest{}
+	s.fuzzy.Store(fuzzy)
+	s.fuzzyMu.Unlock()
 }
 
 // matchCommit returns the forwarded request a committed txn of session
@@ -415,6 +471,7 @@ func (s *Server) TouchTable() map[int64]int32 {
 	if ls == nil {
 		return nil
 	}
+	s.endFuzzyWindow(true)
 	ls.mu.Lock()
 	t := ls.touched
 	ls.touched = make(map[int64]int32, len(t))
@@ -581,6 +638,7 @@ func (s *Server) reload() error {
 		return fmt.Errorf("reloading the data tree: %w", err)
 	}
 	s.replaceTree(tree)
+	s.startFuzzyWindow(rec.DigestUnverified(s.cfg.DigestEnabled))
 	// A SNAP's tree not yet snapshotted is gone with the tree it
 	// replaced: the next sync's snapshot must not purge the log below
 	// itself as if one had been.
@@ -667,6 +725,7 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	s.ens.truncatedTo(zxid)
 	s.snapMu.Lock()
 	s.replaceTree(tree)
+	s.startFuzzyWindow(true)
 	s.snapMu.Unlock()
 	s.snapReplaced = zxid
 	return nil
@@ -677,15 +736,6 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 // txns below it belong to another history, so they go once the new
 // snapshot is on the disk.
 func (s *Server) SnapshotAfterSync() error {
-	if s.snapReplaced != 0 {
-		// Every txn the stream can hold was proposed before NEWLEADER,
-		// so it is logged by now: the window ends at the last one.
-		l := s.ens
-		l.mu.Lock()
-		until := max(l.submitted, s.snapReplaced)
-		l.mu.Unlock()
-		s.fuzzyUntil.Store(until)
-	}
 	info, err := s.TakeSnapshot()
 	if err != nil {
 		return err
