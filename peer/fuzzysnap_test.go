@@ -283,18 +283,18 @@ func playFuzzySnap(f *fuzzySource, order int) func(l *scriptedLeader) {
 
 // followPinging is followServer with the member's PING reply, which
 // reads the server's touch table.
-func followPinging(t *testing.T, addr string, srv *server.Server) error {
+func followPinging(t *testing.T, addr string, srv *server.Server, observer bool) error {
 	t.Helper()
 	m := &Member{srv: srv}
 	current, accepted, err := m.epochs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := zab.NewLearner(zab.LearnerConfig{ID: 2, AcceptedEpoch: accepted, CurrentEpoch: current, LastZxid: srv.LastZxid()})
+	l := zab.NewLearner(zab.LearnerConfig{ID: 2, Observer: observer, AcceptedEpoch: accepted, CurrentEpoch: current, LastZxid: srv.LastZxid()})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
-		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, l, &serverStore{srv: srv}, LearnerHooks{
+		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, l, &serverStore{srv: srv, observer: observer}, LearnerHooks{
 		TouchTable: func() []zab.SessionTouch {
 			srv.TouchTable()
 			return nil
@@ -306,7 +306,7 @@ func followPinging(t *testing.T, addr string, srv *server.Server) error {
 func followScript(t *testing.T, srv *server.Server, script func(l *scriptedLeader)) {
 	t.Helper()
 	addr, done := leaderOnLoopback(t, script)
-	err := followPinging(t, addr, srv)
+	err := followPinging(t, addr, srv, false)
 	<-done
 	if !errors.Is(err, ErrLeaderLost) {
 		t.Fatalf("FollowLeader = %v, want the leader lost", err)
@@ -645,4 +645,56 @@ func TestFollowerRestartsInFuzzyWindow(t *testing.T) {
 		t.Errorf("snapshots after the restart: %s, want %s", got, want)
 	}
 	rejoinByDiff(t, f, srv, dir, log)
+}
+
+// TestObserverFuzzySnap: an observer gets the window's txns as INFORMs,
+// which gozk's leader sends as it commits them, after NEWLEADER.
+func TestObserverFuzzySnap(t *testing.T) {
+	f := newFuzzySource(t, true)
+	dir := t.TempDir()
+	log := &syncLog{}
+	srv := loggedEnsembleServer(t, dir, log)
+	defer func() { srv.Close() }()
+	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
+		l.expect(zab.ObserverInfo, 0)
+		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
+		l.expect(zab.AckEpoch, 0)
+		l.send(zab.Snap, f.zxid, nil)
+		l.conn.Write(f.stream)
+		l.send(zab.NewLeader, 0x100000000, nil)
+		for _, txn := range f.window {
+			l.send(zab.Inform, zxidOf(txn), txn)
+		}
+		l.expect(zab.Ack, 0x100000000)
+		l.send(zab.UpToDate, -1, nil)
+		l.expect(zab.Ack, 0x100000000)
+		last := zxidOf(f.later[0])
+		l.send(zab.Inform, last, f.later[0])
+		l.send(zab.Ping, last, nil)
+		l.expect(zab.Ping, last)
+	})
+	err := followPinging(t, addr, srv, true)
+	<-done
+	if !errors.Is(err, ErrLeaderLost) {
+		t.Fatalf("FollowLeader = %v, want the leader lost", err)
+	}
+	sameTree(t, "after the sync", srv, f.srv)
+	noDivergence(t, "after the sync", srv, log)
+	if got, want := snapshotDigests(t, srv), "0x100000003 digest=false"; got != want {
+		t.Errorf("snapshots after the sync: %s, want %s", got, want)
+	}
+	if info, err := srv.TakeSnapshot(); err != nil || info.Digest == nil {
+		t.Errorf("snapshot after the window: %+v, %v; want one with a digest", info, err)
+	}
+	if err := srv.StopServing(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rec := recoverDir(t, dir); rec.DigestChecks == 0 {
+		t.Errorf("recovery from snapshot 0x%x compared no digest", rec.Snapshot.Zxid)
+	}
+	srv = loggedEnsembleServer(t, dir, log)
+	sameTree(t, "after a restart", srv, f.srv)
 }
