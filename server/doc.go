@@ -48,7 +48,12 @@
 // is durable (a leader's write loop ends only once its fsync waiter has
 // waited for every batch), and makes the tree hold every logged txn
 // (reloading it from the log unless it was in sync); TruncateLog and
-// LoadSnapStream carry out TRUNC and SNAP.
+// LoadSnapStream carry out TRUNC and SNAP. A SNAP's tree may hold effects
+// of txns after its zxid (the leader walks it while applying), as may a
+// tree recovered from a snapshot without a digest: until its digest
+// matches one the leader sent with a txn, or the first PING of the
+// broadcast, the learner reports no digest mismatch and its snapshots
+// record no digest.
 //
 // As the leader (leader.go, StartLeading) the write loop runs as it does
 // standalone with another commit source: each batch is proposed through

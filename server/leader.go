@@ -105,12 +105,8 @@ func (s *Server) StartLeading(l Leading) error {
 		s.tree.SetLastProcessedZxid(start)
 	}
 	lr.committed = s.tree.LastProcessedZxid()
-	// Elected, this server has logged at least every txn a quorum
-	// logged, so a SNAP's fuzzy window, if its tree had one, is behind
-	// it.
-	if s.fuzzyUntil.Load() == fuzzyUnknown {
-		s.fuzzyUntil.Store(lr.committed)
-	}
+	// The leader's tree is the one the digests are computed from.
+	s.endFuzzyWindow(false)
 	s.prep.lastZxid = l.Epoch<<32 | (l.InitialCounter & 0xffffffff)
 	// Java's leader tracks every session the tree holds, each given a
 	// full timeout from now; their owners are unknown until their

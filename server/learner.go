@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -253,17 +252,73 @@ func (s *Server) applyCommitted(data []byte) error {
 		s.holdOutput(r.conn)
 	}
 	s.apply(r)
-	if d := txn.Digest; d != nil && s.cfg.DigestEnabled && d.Version == proto.DigestVersion && h.Zxid > s.fuzzyUntil.Load() {
-		// (Within a SNAP's fuzzy window the tree may already hold later
-		// txns' effects: its digest is the leader's again at the end.)
-		if got := s.tree.Digest(); got != d.TreeDigest {
-			s.mon.metrics.DigestMismatches.Add(1)
-			s.logger.Error().Str("zxid", fmt.Sprintf("0x%x", h.Zxid)).Int64("digest", got).Int64("leaderDigest", d.TreeDigest).
-				Msg("the tree's digest differs from the leader's after this txn; the trees have diverged")
+	if d := txn.Digest; d != nil && s.cfg.DigestEnabled && d.Version == proto.DigestVersion {
+		got := s.tree.Digest()
+		switch {
+		case s.fuzzy.Load():
+			// Within a SNAP's fuzzy window the tree may already hold
+			// later txns' effects. Digests that match say it holds
+			// none (the trees are the same), and the window is over.
+			if got == d.TreeDigest {
+				s.endFuzzyWindow(false)
+			} else {
+				s.fuzzyMu.Lock()
+				s.fuzzyDigest = zxidDigest{zxid: h.Zxid, digest: d.TreeDigest}
+				s.fuzzyMu.Unlock()
+			}
+		case got != d.TreeDigest:
+			s.reportDivergence(h.Zxid, got, d.TreeDigest)
 		}
 	}
 	s.releaseOutput()
 	return nil
+}
+
+// zxidDigest is the leader's tree digest after a txn.
+type zxidDigest struct {
+	zxid   int64
+	digest int64
+}
+
+func (s *Server) reportDivergence(zxid, digest, leaderDigest int64) {
+	s.mon.metrics.DigestMismatches.Add(1)
+	s.logger.Error().Str("zxid", fmt.Sprintf("0x%x", zxid)).Int64("digest", digest).Int64("leaderDigest", leaderDigest).
+		Msg("the tree's digest differs from the leader's after this txn; the trees have diverged")
+}
+
+// endFuzzyWindow ends a fuzzy window (see Server.fuzzy). Where it ends
+// at the first PING of the broadcast (settled), the tree holds exactly
+// the txns it applied: every txn a leader's SNAP stream can hold was
+// applied by the leader before the walk ended, so it was committed and
+// its COMMIT (or INFORM) sent before the learner's UPTODATE (Java's
+// leader walks the tree before it queues NEWLEADER) or right after it
+// (gozk's holds the COMMITs made after NEWLEADER until UPTODATE), and a
+// learner answers PINGs only from UPTODATE on, and in order. Its digest
+// must then be the leader's after the last txn it applied.
+func (s *Server) endFuzzyWindow(settled bool) {
+	if !s.fuzzy.Load() {
+		return
+	}
+	s.fuzzyMu.Lock()
+	d := s.fuzzyDigest
+	s.fuzzyDigest = zxidDigest{}
+	s.fuzzy.Store(false)
+	s.fuzzyMu.Unlock()
+	if !settled || d.zxid == 0 || d.zxid != s.tree.LastProcessedZxid() {
+		return
+	}
+	if got := s.tree.Digest(); got != d.digest {
+		s.reportDivergence(d.zxid, got, d.digest)
+	}
+}
+
+// startFuzzyWindow begins a fuzzy window for a tree that may hold effects
+// of txns after its zxid.
+func (s *Server) startFuzzyWindow(fuzzy bool) {
+	s.fuzzyMu.Lock()
+	s.fuzzyDigest = zxidDigest{}
+	s.fuzzy.Store(fuzzy)
+	s.fuzzyMu.Unlock()
 }
 
 // matchCommit returns the forwarded request a committed txn of session
@@ -315,7 +370,6 @@ func (s *Server) StartLearning(lc Learning) error {
 		touched:      map[int64]int32{},
 	}
 	s.tracker.reset(s.cfg.ServerID)
-	s.endFuzzyWindow()
 	s.learner.Store(ls)
 	role := RoleFollower
 	if lc.Observer {
@@ -417,6 +471,7 @@ func (s *Server) TouchTable() map[int64]int32 {
 	if ls == nil {
 		return nil
 	}
+	s.endFuzzyWindow(true)
 	ls.mu.Lock()
 	t := ls.touched
 	ls.touched = make(map[int64]int32, len(t))
@@ -583,7 +638,7 @@ func (s *Server) reload() error {
 		return fmt.Errorf("reloading the data tree: %w", err)
 	}
 	s.replaceTree(tree)
-	s.noteFuzzyRecovery(rec)
+	s.startFuzzyWindow(rec.DigestUnverified(s.cfg.DigestEnabled))
 	// A SNAP's tree not yet snapshotted is gone with the tree it
 	// replaced: the next sync's snapshot must not purge the log below
 	// itself as if one had been.
@@ -661,10 +716,6 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	tree.SetSessions(sessions)
 	tree.FinishLoad()
 	tree.SetLastProcessedZxid(zxid)
-	// The leader walked its tree while it kept applying: until the
-	// window's end is known (at UPTODATE), the tree may hold effects of
-	// txns after zxid.
-	s.fuzzyUntil.Store(fuzzyUnknown)
 	if err := s.FlushLog(); err != nil {
 		return err
 	}
@@ -674,6 +725,7 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	s.ens.truncatedTo(zxid)
 	s.snapMu.Lock()
 	s.replaceTree(tree)
+	s.startFuzzyWindow(true)
 	s.snapMu.Unlock()
 	s.snapReplaced = zxid
 	return nil
@@ -718,32 +770,3 @@ func (s *Server) treeOptions() db.Options {
 
 // Store is the server's data directory: the peer keeps its epochs there.
 func (s *Server) Store() *persistence.Store { return s.store }
-
-// fuzzyUnknown marks a tree loaded from a SNAP (or recovered from a
-// snapshot taken of one) whose fuzzy window has not ended yet.
-const fuzzyUnknown = math.MaxInt64
-
-// endFuzzyWindow is called at UPTODATE: a leader's SNAP stream ends
-// before it sends UPTODATE, which it does only once a quorum has
-// acknowledged NEWLEADER, after the stream, so every txn the stream can
-// hold an effect of was proposed, and logged here, before it.
-func (s *Server) endFuzzyWindow() {
-	if s.fuzzyUntil.Load() != fuzzyUnknown {
-		return
-	}
-	l := s.ens
-	l.mu.Lock()
-	until := max(l.submitted, s.tree.LastProcessedZxid())
-	l.mu.Unlock()
-	s.fuzzyUntil.Store(until)
-}
-
-// noteFuzzyRecovery marks a tree recovered from a snapshot without a
-// digest as possibly fuzzy: in an ensemble, that is the snapshot a SNAP
-// sync takes (see writeSnapshot), and the txns that settle it may not
-// all be logged yet.
-func (s *Server) noteFuzzyRecovery(rec Recovery) {
-	if s.cfg.Ensemble && s.cfg.DigestEnabled && rec.Snapshot != nil && rec.Snapshot.Digest == nil {
-		s.fuzzyUntil.Store(fuzzyUnknown)
-	}
-}

@@ -139,6 +139,18 @@ func Recover(store *persistence.Store, opts db.Options, fieldLimit int) (*db.Tre
 	return tree, rec, nil
 }
 
+// DigestUnverified reports whether the recovered tree's digest was
+// checked against nothing: it came from a snapshot that recorded no
+// digest, as a learner's does when taken within a SNAP's fuzzy window,
+// so it may hold effects of txns its log does not have yet.
+func (r Recovery) DigestUnverified(digestEnabled bool) bool {
+	if !digestEnabled || r.Snapshot == nil {
+		return false
+	}
+	d := r.Snapshot.Digest
+	return d == nil || d.DigestVersion != proto.DigestVersion
+}
+
 // loadSnapshot loads one snapshot into a new tree.
 func loadSnapshot(store *persistence.Store, info persistence.SnapshotInfo, opts db.Options) (*db.Tree, error) {
 	tree := db.New(opts)

@@ -142,18 +142,27 @@ type Server struct {
 	// pipeline while following or observing, the leader's term while
 	// leading, the log of what a leader sends, and the zxid of a
 	// snapshot a SNAP put in place of the tree, until it is written.
-	learner      atomic.Pointer[learnerState]
-	leading      atomic.Pointer[leaderRun]
-	ens          *learnerLog
-	ensembleDone chan struct{}
-	snapReplaced int64
-	// fuzzyUntil is the last zxid whose effects a SNAP's stream, walked
-	// by the leader while it kept applying, may already hold in the
-	// tree: the txns up to it converge when applied, but the tree's
-	// digest matches the leader's only once they all are.
-	fuzzyUntil      atomic.Int64
+	learner         atomic.Pointer[learnerState]
+	leading         atomic.Pointer[leaderRun]
+	ens             *learnerLog
+	ensembleDone    chan struct{}
+	snapReplaced    int64
 	fourLetterWords func(cmd string) []byte
 	mon             *monitor // statistics for the monitoring commands (monitor.go)
+
+	// fuzzy: the tree may hold effects of txns after its last zxid, so
+	// its digest is not yet the leader's. A SNAP's stream is walked by
+	// the leader while it keeps applying, and a tree recovered from a
+	// snapshot that recorded no digest may be such a stream's. Meanwhile
+	// a learner reports no digest mismatch and its snapshots record no
+	// digest (recovery could not match it). It ends at the first txn
+	// after which the digests match, when this server leads, or at the
+	// first PING of the broadcast (endFuzzyWindow). fuzzyMu guards
+	// fuzzyDigest: the leader's digest after the last txn applied while
+	// fuzzy, compared when the window ends.
+	fuzzy       atomic.Bool
+	fuzzyMu     sync.Mutex
+	fuzzyDigest zxidDigest
 
 	stop      chan struct{}
 	bg        sync.WaitGroup
@@ -257,7 +266,9 @@ func Open(cfg Config) (*Server, error) {
 	if len(rec.Skipped) > 0 {
 		s.logger.Warn().Str("damaged", describeSkipped(rec.Skipped)).Msg("recovered from an older snapshot; newer ones are damaged")
 	}
-	s.noteFuzzyRecovery(rec)
+	// Before the start-up snapshot, which must not record the digest of
+	// a tree that may still be a SNAP's fuzzy one.
+	s.fuzzy.Store(cfg.Ensemble && rec.DigestUnverified(cfg.DigestEnabled))
 	s.initConfigNode(s.tree)
 	s.prep = &prepStage{srv: s, changes: newOutstandingChanges(s.tree)}
 	s.prep.lastZxid = s.tree.LastProcessedZxid()

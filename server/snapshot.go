@@ -148,11 +148,16 @@ func (s *Server) writeSnapshot() (persistence.SnapshotInfo, error) {
 		}
 	}
 	var digest *proto.ZxidDigest
-	// A tree still within a SNAP's fuzzy window holds effects of txns
+	// A tree still within a SNAP's fuzzy window may hold effects of txns
 	// after its zxid, which its digest would attribute to that zxid:
 	// such a snapshot records none, and recovery from it compares no
-	// digest until the next snapshot.
-	if endZxid, d := walk.End(); s.tree.DigestEnabled() && endZxid >= s.fuzzyUntil.Load() {
+	// digest until the next snapshot. Read before the walk's end, which
+	// then reflects a tree out of the window (only a new tree, swapped in
+	// under snapMu, starts one); a window that ended during the walk is
+	// no obstacle: the txns whose effects the walk copied early are all
+	// at most the zxid the digest is taken at, and recovery replays them.
+	fuzzy := s.fuzzy.Load()
+	if endZxid, d := walk.End(); s.tree.DigestEnabled() && !fuzzy {
 		digest = &proto.ZxidDigest{Zxid: endZxid, DigestVersion: proto.DigestVersion, Digest: d}
 	}
 	info, err := w.Commit(digest)
