@@ -38,6 +38,12 @@ type CellTiming struct {
 // DefaultTiming keeps a cell to about ten seconds.
 var DefaultTiming = CellTiming{Before: time.Second, After: 1500 * time.Millisecond}
 
+// cellSessionTimeout is the workloads' session timeout: longer than any
+// fault (faultTime) plus an election, so that sessions survive them, and
+// short enough that the sessions the ephemeral workload abandons expire
+// soon after the load stops.
+const cellSessionTimeout = 8 * time.Second
+
 // RunCell runs one nemesis on a serving cluster under the workloads and
 // returns the cell's row. err is the harness failing (the ensemble never
 // served again, a workload could not run); the findings are in the row.
@@ -45,7 +51,7 @@ func RunCell(ctx context.Context, c *Cluster, n Nemesis, workloads []Workload, s
 	row := Row{Layout: c.Layout.Name, Nemesis: n.Name}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
 	env := &Env{Servers: c.Servers(), Leader: c.LeaderAddr, Seed: seed, Clients: 2,
-		SessionTimeout: 20 * time.Second, Logf: logf}
+		SessionTimeout: cellSessionTimeout, Logf: logf}
 
 	wctx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
