@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -583,14 +582,4 @@ func pick(rng *rand.Rand, ms []*Member) *Member {
 		return nil
 	}
 	return ms[rng.IntN(len(ms))]
-}
-
-// ids are the members' myids, sorted.
-func ids(ms []*Member) []int64 {
-	out := make([]int64, len(ms))
-	for i, m := range ms {
-		out[i] = m.ID
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }
