@@ -284,14 +284,25 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		nc.CloseAfterFlush()
 		return
 	}
-	if !s.tracker.touch(sess) {
-		// Java drops requests of unknown or closing sessions silently.
-		return
+	if op == proto.OpSASL {
+		// Java answers SASL outside its request pipeline and does not
+		// count it as session activity: a client that keeps retrying
+		// SASL against a server that cannot complete it sends no pings,
+		// so its session expires and the client ends AUTH_FAILED
+		// (kazoo's test_invalid_sasl_auth) instead of waiting forever.
+		if !s.tracker.isActive(sess) {
+			return
+		}
+	} else {
+		if !s.tracker.touch(sess) {
+			// Java drops requests of unknown or closing sessions silently.
+			return
+		}
+		if ls := s.learner.Load(); ls != nil {
+			ls.touch(sess.id, s.tracker.timeoutOf(sess))
+		}
 	}
 	ls := s.learner.Load()
-	if ls != nil {
-		ls.touch(sess.id, s.tracker.timeoutOf(sess))
-	}
 	ids := c.identities()
 	if op == proto.OpCreateSession {
 		op = proto.OpNotification // a client may not send -10: unknown opcode
