@@ -204,6 +204,23 @@ func TestLeaderZxidRollover(t *testing.T) {
 	if z := s.LastZxid(); z != 4<<32|0xfffffffe {
 		t.Fatalf("last zxid 0x%x, want 0x4fffffffe", z)
 	}
+	// A sync takes no zxid: with the counter at its end it is answered,
+	// and the leader keeps leading.
+	synced := make(chan error, 1)
+	go func() { _, err := c.Sync("/last"); synced <- err }()
+	select {
+	case err := <-synced:
+		if err != nil {
+			t.Fatalf("sync with the counter at its end: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a sync with the counter at its end was not answered")
+	}
+	select {
+	case <-q.rolled:
+		t.Fatal("a sync made the leader give up its epoch")
+	default:
+	}
 	go c.Create("/never", nil, 0, zk.WorldACL(zk.PermAll))
 	select {
 	case <-q.rolled:

@@ -54,13 +54,9 @@ func (p *prepStage) prepare(r *request, now int64) {
 		}
 		return
 	}
-	if lr := p.srv.leading.Load(); lr != nil && uint32(p.lastZxid+1) == 0xffffffff {
-		// Java's leader refuses to propose the counter's last value and
-		// gives up leading; the request is dropped with its connection.
-		r.dropped = true
-		lr.rolledOver()
-		return
-	}
+	// Syncs take no zxid, so they come before the rollover check: a
+	// sync never makes a leader whose counter ran out give up (Java's
+	// leader checks at propose, which a sync never reaches).
 	if r.syncReached != nil {
 		// A learner's sync makes no txn: the leader answers it once
 		// what was proposed before it commits.
@@ -71,6 +67,13 @@ func (p *prepStage) prepare(r *request, now int64) {
 		// A sync of the leader's own client makes no txn either: it
 		// rides in its batch, which is applied, and the sync answered,
 		// after every batch before it.
+		return
+	}
+	if lr := p.srv.leading.Load(); lr != nil && uint32(p.lastZxid+1) == 0xffffffff {
+		// Java's leader refuses to propose the counter's last value and
+		// gives up leading; the request is dropped with its connection.
+		r.dropped = true
+		lr.rolledOver()
 		return
 	}
 	record, ok := p.decodeBody(r)
