@@ -284,6 +284,7 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 		nc.CloseAfterFlush()
 		return
 	}
+	ls := s.learner.Load()
 	if op == proto.OpSASL {
 		// Java answers SASL outside its request pipeline and does not
 		// count it as session activity: a client that keeps retrying
@@ -298,11 +299,10 @@ func (s *Server) OnFrame(nc *netio.Conn, payload []byte) {
 			// Java drops requests of unknown or closing sessions silently.
 			return
 		}
-		if ls := s.learner.Load(); ls != nil {
+		if ls != nil {
 			ls.touch(sess.id, s.tracker.timeoutOf(sess))
 		}
 	}
-	ls := s.learner.Load()
 	ids := c.identities()
 	if op == proto.OpCreateSession {
 		op = proto.OpNotification // a client may not send -10: unknown opcode

@@ -80,22 +80,5 @@ func (w *queueWorkload) dequeue(s *clientSession) {
 }
 
 func (w *queueWorkload) Check(ctx context.Context, env *Env) Result {
-	env = withDefaults(env)
-	r := Result{Workload: "queue"}
-	if w.hist == nil {
-		r.Anomalies = append(r.Anomalies, "the workload never ran")
-		return r
-	}
-	ops := w.hist.Ops()
-	tally(&r, ops)
-	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
-	views, err := readFinal(ctx, env, w.root)
-	if err != nil {
-		r.Anomalies = append(r.Anomalies, err.Error())
-		return r
-	}
-	a, lost, dup := checkQueue(ops, views)
-	r.Anomalies = append(r.Anomalies, a...)
-	r.Lost, r.Duplicated = lost, dup
-	return r
+	return checkFinalChildren(ctx, env, "queue", w.hist, w.root, checkQueue)
 }

@@ -68,21 +68,29 @@ func (w *elementsWorkload) Run(ctx context.Context, env *Env) error {
 }
 
 func (w *elementsWorkload) Check(ctx context.Context, env *Env) Result {
+	return checkFinalChildren(ctx, env, w.name, w.hist, w.root, checkElements)
+}
+
+// checkFinalChildren is the Check of a workload whose final state is the
+// children of root (set, unique-ids, queue): the per-session checks on
+// the history, then judge on it and every member's final children.
+func checkFinalChildren(ctx context.Context, env *Env, name string, hist *History, root string,
+	judge func([]Op, []finalView) (anomalies []string, lost, dup int)) Result {
 	env = withDefaults(env)
-	r := Result{Workload: w.name}
-	if w.hist == nil {
+	r := Result{Workload: name}
+	if hist == nil {
 		r.Anomalies = append(r.Anomalies, "the workload never ran")
 		return r
 	}
-	ops := w.hist.Ops()
+	ops := hist.Ops()
 	tally(&r, ops)
 	r.Anomalies = append(r.Anomalies, checkSessions(ops, deleteAttempts(ops))...)
-	views, err := readFinal(ctx, env, w.root)
+	views, err := readFinal(ctx, env, root)
 	if err != nil {
 		r.Anomalies = append(r.Anomalies, err.Error())
 		return r
 	}
-	a, lost, dup := checkElements(ops, views)
+	a, lost, dup := judge(ops, views)
 	r.Anomalies = append(r.Anomalies, a...)
 	r.Lost, r.Duplicated = lost, dup
 	return r
