@@ -162,7 +162,8 @@ var goSuites = func() map[string]uint16 {
 // with "Unsupported CipherSuite"). An empty result when TLS 1.2 is
 // enabled is an error: no TLS 1.2 handshake could succeed.
 func cipherSuites(names []string, vers []uint16, key string) (ids []uint16, dropped []string, err error) {
-	if len(names) == 0 {
+	configured := len(names) > 0
+	if !configured {
 		names = defaultCipherSuites
 	}
 	for _, name := range names {
@@ -179,7 +180,9 @@ func cipherSuites(names []string, vers []uint16, key string) (ids []uint16, drop
 			continue
 		}
 		if javaCipherSuites[name] {
-			dropped = append(dropped, name)
+			if configured { // Java's default list is no operator's doing
+				dropped = append(dropped, name)
+			}
 			continue
 		}
 		return nil, nil, fmt.Errorf("%s: %q is not a cipher suite Java knows", key, name)
