@@ -1,6 +1,7 @@
 package tlsconf
 
 import (
+	"crypto"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -40,6 +41,8 @@ func mustNew(t *testing.T, c conf.TLSConfig, opts Options) *Source {
 // handshake runs one TLS handshake over loopback TCP between a server
 // configured by server and a client configured by client, and returns
 // both sides' errors and the certificate the client saw.
+//
+//lint:ignore ST1008 both sides' errors matter, the server's first
 func handshake(t *testing.T, server *tls.Config, client func(net.Conn) *tls.Conn) (serverErr, clientErr error, serverCert *x509.Certificate, clientCert *x509.Certificate) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -131,7 +134,7 @@ func signLeaf(t *testing.T, set *certtest.Set, name string, spec leafSpec) strin
 		KeyUsage: x509.KeyUsageDigitalSignature,
 	}
 	tmpl.Subject.CommonName = spec.cn
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, leafKey.(interface{ Public() any }).Public(), caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, leafKey.(crypto.Signer).Public(), caKey)
 	if err != nil {
 		t.Fatal(err)
 	}
