@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,6 +72,13 @@ func TestStoreErrors(t *testing.T) {
 	pwFile := write("pw", set.Password+"\n")
 	badPwFile := write("badpw", "wrong\n")
 	missing := filepath.Join(dir, "missing.jks")
+	// PBES2 (openssl's default): gozk reads it, Java 3.8 on JDK 17 not.
+	pbes2Key := filepath.Join(dir, "pbes2.key")
+	if out, err := exec.Command("openssl", "pkcs8", "-topk8", "-in", set.Server.KeyPEM, "-out", pbes2Key,
+		"-v2", "aes-256-cbc", "-passout", "pass:"+set.Password).CombinedOutput(); err != nil {
+		t.Fatalf("openssl: %v\n%s", err, out)
+	}
+	pbes2 := write("pbes2.pem", string(mustRead(t, pbes2Key))+string(mustRead(t, set.Server.CertPEM)))
 
 	cases := []struct {
 		name string
@@ -83,6 +91,8 @@ func TestStoreErrors(t *testing.T) {
 			"ssl.keyStore.location: " + set.Server.P12 + ": keystore password was incorrect"},
 		{"encrypted PEM wrong password", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = set.Server.EncryptedPEM, "wrong" },
 			"ssl.keyStore.location: " + set.Server.EncryptedPEM + ": keystore password was incorrect"},
+		{"PBES2 encrypted PEM", func(c *conf.TLSConfig) { c.KeyStoreLocation = pbes2 }, ""},
+		{"PBES2 encrypted PEM wrong password", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = pbes2, "wrong" }, "keystore password was incorrect"},
 		{"encrypted PEM without password", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = set.Server.EncryptedPEM, "" },
 			"encrypted but no password"},
 		{"plain PEM with password", func(c *conf.TLSConfig) { c.KeyStoreLocation = set.Server.PEM }, "not encrypted"},

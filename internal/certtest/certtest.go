@@ -49,8 +49,9 @@ type Bundle struct {
 	// PEM holds the private key (unencrypted PKCS#8) then the
 	// certificate: a PEM key store as Java reads it.
 	PEM string
-	// EncryptedPEM is PEM with the key as encrypted PKCS#8 (PBES2,
-	// PBKDF2 with HMAC-SHA256, AES-256-CBC) under the set's password.
+	// EncryptedPEM is PEM with the key as encrypted PKCS#8 under the
+	// set's password, with PBEWithSHA1AndDESede: ZooKeeper 3.8's PEM
+	// reader cannot decrypt PBES2 (openssl's default) on a JDK 17.
 	EncryptedPEM string
 	P12          string // PKCS12 key store, alias "key"
 	JKS          string // JKS key store, alias "key", key password = store password
@@ -239,7 +240,7 @@ func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	s.write(b.PEM, key+cert)
 	encKey := s.path(name + "-key.enc")
 	s.run("openssl", "pkcs8", "-topk8", "-in", b.KeyPEM, "-out", encKey,
-		"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA256", "-passout", "pass:"+s.Password)
+		"-v1", "PBE-SHA1-3DES", "-passout", "pass:"+s.Password)
 	s.write(b.EncryptedPEM, s.read(encKey)+cert)
 	s.run("openssl", "pkcs12", "-export", "-in", b.CertPEM, "-inkey", b.KeyPEM, "-name", "key",
 		"-out", b.P12, "-passout", "pass:"+s.Password)
