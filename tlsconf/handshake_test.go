@@ -169,8 +169,13 @@ func TestClientHostnameVerification(t *testing.T) {
 
 func TestProtocolMismatchFails(t *testing.T) {
 	set := certtest.New(t, certtest.Options{})
+	tls13Suites := []string{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384"}
 	sc := tlsConfig(set.Server.JKS, set.Trust.JKS, set.Password)
 	sc.Protocol = "TLSv1.3"
+	if _, err := New(sc, "ssl.", Options{}); err == nil || !strings.Contains(err.Error(), "ssl.ciphersuites has no suite for the enabled protocols [TLSv1.3]") {
+		t.Fatalf("TLSv1.3 with Java's default suites: %v", err)
+	}
+	sc.CipherSuites = tls13Suites
 	server := mustNew(t, sc, Options{})
 	client := mustNew(t, tlsConfig(set.Clients[0].JKS, set.Trust.JKS, set.Password), Options{}) // TLSv1.2 only
 	if serr, cerr, _, _ := handshake(t, server.ServerConfig(), dialer(client, "127.0.0.1")); serr == nil || cerr == nil {
@@ -178,6 +183,7 @@ func TestProtocolMismatchFails(t *testing.T) {
 	}
 	cc := tlsConfig(set.Clients[0].JKS, set.Trust.JKS, set.Password)
 	cc.EnabledProtocols = []string{"TLSv1.2", "TLSv1.3"}
+	cc.CipherSuites = append([]string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}, tls13Suites...)
 	client = mustNew(t, cc, Options{})
 	if serr, cerr, _, _ := handshake(t, server.ServerConfig(), dialer(client, "127.0.0.1")); serr != nil || cerr != nil {
 		t.Fatalf("server %v, client %v", serr, cerr)

@@ -43,43 +43,66 @@ func TestVersions(t *testing.T) {
 }
 
 func TestCipherSuites(t *testing.T) {
-	tls12 := []uint16{tls.VersionTLS12}
-	tls13 := []uint16{tls.VersionTLS13}
 	cases := []struct {
 		names   []string
-		vers    []uint16
 		want    []uint16
+		tls13   bool
 		dropped []string
 		err     string
 	}{
-		{nil, tls12, []uint16{ // Java's default, less the two SHA384 CBC suites Go lacks
+		{nil, []uint16{ // Java's default, less the two SHA384 CBC suites Go lacks
 			tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
 			tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
 			tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
 			tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
 			tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
-		}, nil, ""},
-		{[]string{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", " TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"}, tls12,
-			[]uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}, nil, ""},
-		{[]string{"TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_128_GCM_SHA256"}, tls12,
-			[]uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256}, []string{"TLS_DHE_RSA_WITH_AES_128_GCM_SHA256"}, ""},
-		{[]string{"SSL_RSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}, tls12,
-			[]uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}, []string{"SSL_RSA_WITH_RC4_128_SHA"}, ""},
-		{[]string{"TLS_AES_128_GCM_SHA256"}, tls13, nil, nil, ""},
-		{[]string{"TLS_AES_128_GCM_SHA256"}, tls12, nil, nil, "no suite usable with TLSv1.2"},
-		{[]string{"TLS_DHE_DSS_WITH_AES_128_GCM_SHA256"}, tls12, nil, nil, "no suite usable with TLSv1.2"},
-		{[]string{"TLS_MADE_UP"}, tls12, nil, nil, `ssl.ciphersuites: "TLS_MADE_UP" is not a cipher suite Java knows`},
+		}, false, nil, ""},
+		{[]string{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", " TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"},
+			[]uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}, false, nil, ""},
+		{[]string{"TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_128_GCM_SHA256"},
+			[]uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256}, false, []string{"TLS_DHE_RSA_WITH_AES_128_GCM_SHA256"}, ""},
+		{[]string{"SSL_RSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"},
+			[]uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}, false, []string{"SSL_RSA_WITH_RC4_128_SHA"}, ""},
+		{[]string{"TLS_AES_128_GCM_SHA256", "TLS_EMPTY_RENEGOTIATION_INFO_SCSV"}, nil, true, nil, ""},
+		{[]string{"TLS_MADE_UP"}, nil, false, nil, `ssl.ciphersuites: "TLS_MADE_UP" is not a cipher suite Java knows`},
 	}
 	for _, tc := range cases {
-		got, dropped, err := cipherSuites(tc.names, tc.vers, "ssl.ciphersuites")
+		got, tls13, dropped, err := cipherSuites(tc.names, "ssl.ciphersuites")
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("cipherSuites(%v): error %v, want %q", tc.names, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || !slices.Equal(got, tc.want) || !slices.Equal(dropped, tc.dropped) {
-			t.Errorf("cipherSuites(%v) = %v, %v, %v; want %v, %v", tc.names, got, dropped, err, tc.want, tc.dropped)
+		if err != nil || !slices.Equal(got, tc.want) || tls13 != tc.tls13 || !slices.Equal(dropped, tc.dropped) {
+			t.Errorf("cipherSuites(%v) = %v, %v, %v, %v; want %v, %v, %v", tc.names, got, tls13, dropped, err, tc.want, tc.tls13, tc.dropped)
+		}
+	}
+}
+
+func TestUsableVersions(t *testing.T) {
+	both := []uint16{tls.VersionTLS13, tls.VersionTLS12}
+	some := []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}
+	cases := []struct {
+		vers    []uint16
+		ids     []uint16
+		tls13   bool
+		want    []uint16
+		removed []string
+		err     bool
+	}{
+		{both, some, true, both, nil, false},
+		{both, some, false, []uint16{tls.VersionTLS12}, []string{"TLSv1.3"}, false},
+		{both, nil, true, []uint16{tls.VersionTLS13}, []string{"TLSv1.2"}, false},
+		// ZooKeeper 3.8.0's default suites with ssl.protocol=TLSv1.3:
+		// Java fails every handshake, gozk refuses to start.
+		{[]uint16{tls.VersionTLS13}, some, false, nil, []string{"TLSv1.3"}, true},
+		{[]uint16{tls.VersionTLS12}, nil, true, nil, []string{"TLSv1.2"}, true},
+	}
+	for _, tc := range cases {
+		got, removed, err := usableVersions(tc.vers, tc.ids, tc.tls13, "ssl.")
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) || !slices.Equal(removed, tc.removed) {
+			t.Errorf("usableVersions(%v, %v, %v) = %v, %v, %v; want %v, %v, error %v", tc.vers, tc.ids, tc.tls13, got, removed, err, tc.want, tc.removed, tc.err)
 		}
 	}
 }
