@@ -125,6 +125,14 @@ func loadTrustStore(path string, typ StoreType, password string) (*x509.CertPool
 		anchors, err = jksTrustStore(raw, password)
 	default:
 		anchors, err = pkcs12.DecodeTrustStore(raw, password)
+		if err != nil && !errors.Is(err, pkcs12.ErrIncorrectPassword) && !errors.Is(err, pkcs12.ErrDecryption) {
+			// Certificates not marked trusted, or a key entry: Java
+			// takes no anchor from them.
+			_, _, _, keyErr := pkcs12.DecodeChain(raw, password)
+			if keyErr == nil || strings.Contains(err.Error(), "not marked as trusted") {
+				return nil, errors.New("the store holds no trusted certificate (Java trusts only certificates imported as trusted, e.g. by keytool -importcert)")
+			}
+		}
 		err = p12Error(err)
 	}
 	if err != nil {

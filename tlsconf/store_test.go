@@ -114,6 +114,7 @@ func TestStoreErrors(t *testing.T) {
 		{"PKCS12 file declared JKS loads", func(c *conf.TLSConfig) { c.TrustStoreLocation, c.TrustStoreType = set.Trust.P12, "JKS" }, ""},
 		{"empty trust store", func(c *conf.TLSConfig) { c.TrustStoreLocation = noCerts }, "ssl.trustStore.location: " + noCerts + ": the store holds no trusted certificate"},
 		{"key store used as trust store", func(c *conf.TLSConfig) { c.TrustStoreLocation = set.Server.JKS }, "holds no trusted certificate"},
+		{"PKCS12 key store used as trust store", func(c *conf.TLSConfig) { c.TrustStoreLocation = set.Server.P12 }, "ssl.trustStore.location: " + set.Server.P12 + ": the store holds no trusted certificate"},
 		{"trust store used as key store", func(c *conf.TLSConfig) { c.KeyStoreLocation = set.Trust.JKS }, "ssl.keyStore.location: " + set.Trust.JKS + ": the store holds no private key entry"},
 		{"PEM without key", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = certOnly, "" }, "no private key"},
 		{"PEM without certificate", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = set.Server.KeyPEM, "" }, "ssl.keyStore.location: " + set.Server.KeyPEM + ": the file holds no certificate"},
