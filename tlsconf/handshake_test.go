@@ -15,8 +15,7 @@ func dialer(s *Source, host string) func(net.Conn) *tls.Conn {
 	return func(c net.Conn) *tls.Conn { return s.Client(c, host) }
 }
 
-func TestClientAuth(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testClientAuth(t *testing.T, set *certtest.Set) {
 	withCert := mustNew(t, tlsConfig(set.Clients[0].JKS, set.Trust.JKS, set.Password), Options{})
 	noCert := mustNew(t, tlsConfig("", set.Trust.JKS, set.Password), Options{})
 	untrusted := mustNew(t, tlsConfig(set.Untrusted.JKS, set.Trust.JKS, set.Password), Options{})
@@ -55,8 +54,7 @@ func TestClientAuth(t *testing.T) {
 	}
 }
 
-func TestServerCertificateRejected(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testServerCertificateRejected(t *testing.T, set *certtest.Set) {
 	client := mustNew(t, tlsConfig(set.Clients[0].JKS, set.Trust.JKS, set.Password), Options{})
 	for name, key := range map[string]string{"expired": set.Expired.JKS, "untrusted": set.Untrusted.JKS} {
 		t.Run(name, func(t *testing.T) {
@@ -87,8 +85,7 @@ func stubLookup(t *testing.T, name string) {
 
 // TestServerHostnameVerification: the dialing side checks the server's
 // certificate against the address, then the name, as ZKTrustManager.
-func TestServerHostnameVerification(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testServerHostnameVerification(t *testing.T, set *certtest.Set) {
 	loop := []net.IP{net.ParseIP("127.0.0.1").To4()}
 	cases := []struct {
 		name    string
@@ -134,8 +131,7 @@ func TestServerHostnameVerification(t *testing.T) {
 
 // TestClientHostnameVerification: only a quorum server checks the
 // connecting peer's host, and only with hostnameVerification.
-func TestClientHostnameVerification(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testClientHostnameVerification(t *testing.T, set *certtest.Set) {
 	cases := []struct {
 		name    string
 		quorum  bool
@@ -167,8 +163,7 @@ func TestClientHostnameVerification(t *testing.T) {
 	}
 }
 
-func TestProtocolMismatchFails(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testProtocolMismatchFails(t *testing.T, set *certtest.Set) {
 	tls13Suites := []string{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384"}
 	sc := tlsConfig(set.Server.JKS, set.Trust.JKS, set.Password)
 	sc.Protocol = "TLSv1.3"
@@ -192,8 +187,7 @@ func TestProtocolMismatchFails(t *testing.T) {
 
 // TestReload: Reload and WatchFiles swap the stores under a running
 // server configuration; a bad file keeps the old ones.
-func TestReload(t *testing.T) {
-	set := certtest.New(t, certtest.Options{Clients: []string{"/O=gozk test/CN=second"}})
+func testReload(t *testing.T, set *certtest.Set) {
 	keyFile := t.TempDir() + "/server.pem"
 	put := func(src string) {
 		t.Helper()

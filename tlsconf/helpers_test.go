@@ -18,6 +18,28 @@ import (
 	"github.com/rs/zerolog"
 )
 
+// TestWithCertificates runs the tests that need certificates as
+// subtests, sharing one certtest.Set: making one takes seconds of
+// openssl and keytool.
+func TestWithCertificates(t *testing.T) {
+	set := certtest.New(t, certtest.Options{})
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *certtest.Set)
+	}{
+		{"StoreTypes", testStoreTypes},
+		{"StoreErrors", testStoreErrors},
+		{"ClientAuth", testClientAuth},
+		{"ServerCertificateRejected", testServerCertificateRejected},
+		{"ServerHostnameVerification", testServerHostnameVerification},
+		{"ClientHostnameVerification", testClientHostnameVerification},
+		{"ProtocolMismatchFails", testProtocolMismatchFails},
+		{"Reload", testReload},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, set) })
+	}
+}
+
 // tlsConfig is conf's defaults with the given stores.
 func tlsConfig(key, trust, password string) conf.TLSConfig {
 	c := conf.Defaults().ClientTLS

@@ -15,8 +15,7 @@ import (
 
 // TestStoreTypes loads every store type as key store and as trust store
 // and checks a handshake between a server and a client made from them.
-func TestStoreTypes(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testStoreTypes(t *testing.T, set *certtest.Set) {
 	keys := map[string]struct{ server, client string }{
 		"PEM":           {set.Server.PEM, set.Clients[0].PEM},
 		"encrypted PEM": {set.Server.EncryptedPEM, set.Clients[0].EncryptedPEM},
@@ -54,8 +53,7 @@ func TestStoreTypes(t *testing.T) {
 
 // TestStoreErrors: every store that cannot be used stops New with an
 // error naming the key and the file.
-func TestStoreErrors(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testStoreErrors(t *testing.T, set *certtest.Set) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
