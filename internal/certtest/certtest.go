@@ -139,9 +139,16 @@ func New(t testing.TB, opts Options) *Set {
 // loopback SANs and the given subject (openssl -subj form). name must be
 // unique within the set: it names the files.
 func (s *Set) Issue(t testing.TB, name, subject string) Bundle {
+	return s.IssueSAN(t, name, subject, "IP:127.0.0.1,DNS:localhost")
+}
+
+// IssueSAN is Issue with the subjectAltName given in openssl's syntax
+// ("DNS:zk1.example,IP:10.0.0.1"); empty: no SAN extension at all, so
+// that host name checks fall back to the subject's CN.
+func (s *Set) IssueSAN(t testing.TB, name, subject, san string) Bundle {
 	t.Helper()
 	s.t = t
-	b := s.issue(name, subject, *s.ca, "")
+	b := s.issueWith(name, subject, *s.ca, "", san)
 	s.wait()
 	return b
 }
@@ -206,11 +213,16 @@ func (s *Set) newCA(name, subject string) (Bundle, authority) {
 const leafExtensions = `basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth,clientAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost
 `
 
-// issue makes a leaf signed by ca; mode "expired" backdates it.
+// issue makes a leaf with the loopback SANs signed by ca; mode
+// "expired" backdates it.
 func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
+	s.t.Helper()
+	return s.issueWith(name, subject, ca, mode, "IP:127.0.0.1,DNS:localhost")
+}
+
+func (s *Set) issueWith(name, subject string, ca authority, mode, san string) Bundle {
 	s.t.Helper()
 	b := Bundle{
 		CertPEM:      s.path(name + "-cert.pem"),
@@ -222,7 +234,11 @@ func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	}
 	csr := s.path(name + ".csr")
 	ext := s.path(name + ".ext")
-	s.write(ext, leafExtensions)
+	extensions := leafExtensions
+	if san != "" {
+		extensions += "subjectAltName=" + san + "\n"
+	}
+	s.write(ext, extensions)
 	args := append([]string{"req", "-new"}, s.keyArgs()...)
 	args = append(args, "-nodes", "-keyout", b.KeyPEM, "-out", csr, "-subj", subject, "-multivalue-rdn")
 	s.run("openssl", args...)
