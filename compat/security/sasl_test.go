@@ -289,3 +289,25 @@ func TestDigestRequiredSASL(t *testing.T) {
 		})
 	}
 }
+
+// TestDigestAllowFailedClients: with zookeeper.allowSaslFailedClients the
+// server keeps the connection of a failed login and answers it with a
+// null token; both clients still end in authentication failure, from
+// either server alike (server TestSASLFailureOutcomes checks the
+// connection is kept).
+func TestDigestAllowFailedClients(t *testing.T) {
+	e := newDigestEnv(t)
+	for _, b := range e.startDigestBackends(t, map[string]string{"zookeeper.allowSaslFailedClients": "true"}) {
+		t.Run(b.name, func(t *testing.T) {
+			expectDigest(t, "java client with a wrong password",
+				e.runJava(t, "WrongPassword", b.addr, "/", "-"),
+				"EVENT AuthFailed")
+			expectDigest(t, "kazoo with a wrong password",
+				runDigestKazoo(t, b.addr, "bob", "not-bobs", "/", "-"),
+				"EVENT Connected", "READ AuthFailedError")
+			if t.Failed() {
+				t.Logf("server log:\n%s", logTail(b.log(), 3000))
+			}
+		})
+	}
+}
