@@ -142,7 +142,8 @@ func (s *Server) handleSASL(c *connection, xid int32, token []byte) {
 		} else {
 			s.logger.Warn().Stringer("remote", c.nc.RemoteAddr()).Msg("closing the client connection after its SASL authentication failure")
 		}
-		s.mon.stats.authFailed.Add(1)
+		// Not counted in auth_failed_count: Java counts only failed TLS
+		// handshakes there.
 		s.replySASLFailure(c, xid, code)
 		c.nc.CloseAfterFlush()
 		return
