@@ -350,3 +350,27 @@ func TestSASLMissingSectionAnswersNullToken(t *testing.T) {
 		t.Fatalf("closed %v err %d token %q", closed, hdr.Err, resp.Token)
 	}
 }
+
+// TestSASLUncaughtClosesWithoutAnswer: a maxbuf that is not a number
+// makes the JDK throw an unchecked exception that Java's processSasl does
+// not catch, so the connection closes without a reply (seen on Java
+// 3.8.0); gozk does the same.
+func TestSASLUncaughtClosesWithoutAnswer(t *testing.T) {
+	s := startSASLServer(t, testJAAS, nil)
+	conn, _ := openRawSession(t, s, 10*time.Second)
+	hdr, body, closed := rawCall(t, conn, 1, proto.OpSASL, &proto.GetSASLRequest{Token: []byte{}})
+	if closed || hdr.Err != 0 {
+		t.Fatalf("challenge: closed %v err %d", closed, hdr.Err)
+	}
+	var ch proto.SetSASLResponse
+	ch.Decode(jute.NewReader(body))
+	cl, _ := sasl.NewDigestClient(sasl.DigestClientConfig{Username: "bob", Password: "bobsecret"})
+	resp, err := cl.Evaluate(ch.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(resp), "maxbuf=65536", "maxbuf=abc", 1)
+	if _, _, closed := rawCall(t, conn, 2, proto.OpSASL, &proto.GetSASLRequest{Token: []byte(bad)}); !closed {
+		t.Fatal("answered; Java closes without an answer")
+	}
+}
