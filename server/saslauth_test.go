@@ -75,13 +75,33 @@ func readReply(t *testing.T, conn net.Conn) (hdr proto.ReplyHeader, body []byte,
 	return hdr, b[16:], false
 }
 
-// connClosed reports whether the server closes conn (EOF) within a
-// generous deadline.
+// connClosed reports whether the server has closed conn: it sends a
+// ping, which an open connection answers (pings are session activity,
+// so the answer does not depend on the session's timeout), while a
+// closed one ends in EOF or a reset.
 func connClosed(conn net.Conn) bool {
+	w := jute.NewWriter(nil)
+	(&proto.RequestHeader{Xid: -2, Type: int32(proto.OpPing)}).Encode(w)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(w.Bytes())))
+	if _, err := conn.Write(append(frame, w.Bytes()...)); err != nil {
+		return true
+	}
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var b [1]byte
-	_, err := conn.Read(b[:])
-	return err != nil && !isTimeout(err)
+	for {
+		var n [4]byte
+		if _, err := io.ReadFull(conn, n[:]); err != nil {
+			return !isTimeout(err)
+		}
+		b := make([]byte, binary.BigEndian.Uint32(n[:]))
+		if _, err := io.ReadFull(conn, b); err != nil {
+			return true
+		}
+		var hdr proto.ReplyHeader
+		hdr.Decode(jute.NewReader(b))
+		if hdr.Xid == -2 {
+			return false
+		}
+	}
 }
 
 // errNullToken stands for an OK reply with a null token in the middle of
