@@ -252,8 +252,7 @@ func TestGSSAPIRefusals(t *testing.T) {
 	c, _ := i.NewClient("zookeeper/localhost")
 	s, _ = f.NewServer()
 	resp, _ := c.Evaluate(nil)
-	chal, err := s.Evaluate(resp)
-	if err != nil {
+	if _, err := s.Evaluate(resp); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Evaluate([]byte{1}); err == nil {
@@ -270,6 +269,10 @@ func TestGSSAPIRefusals(t *testing.T) {
 			tok, _ := wrapToken(layerMessage(layerIntegrity, 65536, ""), gc.auth.SubKey, false, false, 7)
 			return tok
 		}, "only 1 (none) was offered"},
+		{"none and integrity", func(gc *gssapiClient, _ []byte) []byte {
+			tok, _ := wrapToken(layerMessage(layerNone|layerIntegrity, 65536, ""), gc.auth.SubKey, false, false, 7)
+			return tok
+		}, "only 1 (none) was offered"},
 		{"from acceptor", func(gc *gssapiClient, _ []byte) []byte {
 			tok, _ := wrapToken(layerMessage(layerNone, 0, ""), gc.auth.SubKey, true, false, 7)
 			return tok
@@ -278,7 +281,7 @@ func TestGSSAPIRefusals(t *testing.T) {
 		c, _ := i.NewClient("zookeeper/localhost")
 		s, _ := f.NewServer()
 		resp, _ := c.Evaluate(nil)
-		chal, err = s.Evaluate(resp)
+		chal, err := s.Evaluate(resp)
 		if err != nil {
 			t.Fatal(err)
 		}
