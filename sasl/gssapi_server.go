@@ -156,10 +156,10 @@ const (
 )
 
 // gssapiServer is one acceptor exchange, in the steps of the JDK's
-// GssKrb5Server: accept the AP-REQ (answering with an AP-REP when the
-// client asked for mutual authentication), then offer the security
-// layers in a wrap token, then read the client's choice and
-// authorization id.
+// GssKrb5Server: accept the AP-REQ; when the client asked for mutual
+// authentication answer with an AP-REP and wait for its empty response,
+// else go on at once; offer the security layers in a wrap token; read
+// the client's choice and authorization id.
 type gssapiServer struct {
 	f       *GSSAPIServerFactory
 	stage   gssapiServerStage
@@ -227,13 +227,16 @@ func (s *gssapiServer) accept(token []byte) ([]byte, error) {
 	if req.Authenticator.SubKey.KeyType != 0 && len(req.Authenticator.SubKey.KeyValue) > 0 {
 		s.key = req.Authenticator.SubKey
 	}
-	s.stage = awaitingEmpty
 	mutual := cksum&gssFlagMutual != 0 || types.IsFlagSet(&req.APOptions, flags.APOptionMutualRequired)
 	if !mutual {
-		// The context is established with no token to send: the JDK
-		// answers with an empty challenge, and the client answers that
-		// with an empty response.
-		return []byte{}, nil
+		// The context is established with no token to send (the JDK's
+		// client asks for no mutual authentication unless
+		// javax.security.sasl.server.authentication is true, and
+		// ZooKeeper does not set it). Our sequence numbers then start at
+		// the initiator's (RFC 4121 4.2.6), and, as the JDK's server does,
+		// the layer offer goes out at once.
+		s.seq = uint64(req.Authenticator.SeqNumber)
+		return s.offerLayers(nil)
 	}
 	seq := randomSeq()
 	s.seq = uint64(seq)
@@ -241,6 +244,7 @@ func (s *gssapiServer) accept(token []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sasl: GSSAPI: %v", err)
 	}
+	s.stage = awaitingEmpty
 	return rep, nil
 }
 
