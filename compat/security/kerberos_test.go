@@ -214,13 +214,13 @@ func TestKerberosClientsOnBothServers(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			expectLines(t, "java client creates",
 				e.runJavaZK(t, "Client", b.addr, "/krb-java", "client@EXAMPLE.COM"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM", "CREATE ok")
+				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "CREATE ok")
 			expectLines(t, "java client reads its node",
 				e.runJavaZK(t, "Client", b.addr, "/krb-java", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM", "READ ok")
+				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "READ ok")
 			expectLines(t, "another principal reads it",
 				e.runJavaZK(t, "Alice", b.addr, "/krb-java", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM", "READ NOAUTH")
+				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ NOAUTH")
 			expectLines(t, "kazoo reads the java client's node",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-java", "-"),
 				"EVENT SaslAuthenticated", "READ ok")
@@ -229,7 +229,7 @@ func TestKerberosClientsOnBothServers(t *testing.T) {
 				"EVENT SaslAuthenticated", "CREATE ok")
 			expectLines(t, "java client as alice reads kazoo's node",
 				e.runJavaZK(t, "Alice", b.addr, "/krb-kazoo", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM", "READ ok")
+				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ ok")
 			expectLines(t, "kazoo as client reads alice's node",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-kazoo", "-"),
 				"EVENT SaslAuthenticated", "READ NOAUTH")
@@ -259,7 +259,7 @@ func TestKerberosNameShaping(t *testing.T) {
 			t.Run(b.name+"/"+tc.id, func(t *testing.T) {
 				expectLines(t, "java client",
 					e.runJavaZK(t, "HostClient", b.addr, "/shaped", tc.id),
-					"EVENT SaslAuthenticated", "WHOAMI sasl:"+tc.id, "CREATE ok")
+					"EVENT SaslAuthenticated", "WHOAMI sasl:"+tc.id+" ip:127.0.0.1", "CREATE ok")
 				expectLines(t, "kazoo as the same principal",
 					e.runKazoo(t, kdctest.QuorumPrincipal, b.addr, "/shaped", "-"),
 					"EVENT SaslAuthenticated", "READ ok")
