@@ -138,7 +138,7 @@ func (e *kerberosEnv) runJavaZK(t *testing.T, section, addr, path, aclID string)
 func probeLines(out string) []string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		for _, p := range []string{"EVENT ", "WHOAMI", "CREATE ", "READ "} {
+		for _, p := range []string{"EVENT ", "WHOAMI", "CREATE ", "READ ", "START ", "SASL failed"} {
 			if strings.HasPrefix(l, p) {
 				lines = append(lines, l)
 			}
@@ -159,11 +159,7 @@ hosts, principal, path, acl_id = sys.argv[1:5]
 zk = KazooClient(hosts=hosts, timeout=30, sasl_options={'mechanism': 'GSSAPI', 'principal': principal})
 try:
     zk.start(timeout=60)
-except AuthFailedError as e:
-    print('EVENT AuthFailed')
-    sys.exit(0)
-print('EVENT SaslAuthenticated')
-try:
+    print('START ok')
     if acl_id == '-':
         zk.get(path)
         print('READ ok')
@@ -172,6 +168,8 @@ try:
         print('CREATE ok')
 except NoAuthError:
     print(('READ' if acl_id == '-' else 'CREATE') + ' NOAUTH')
+except AuthFailedError:
+    print('SASL failed')
 zk.stop()
 `
 
@@ -223,16 +221,16 @@ func TestKerberosClientsOnBothServers(t *testing.T) {
 				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ NOAUTH")
 			expectLines(t, "kazoo reads the java client's node",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-java", "-"),
-				"EVENT SaslAuthenticated", "READ ok")
+				"START ok", "READ ok")
 			expectLines(t, "kazoo creates",
 				e.runKazoo(t, kdctest.OtherPrincipal, b.addr, "/krb-kazoo", "alice@EXAMPLE.COM"),
-				"EVENT SaslAuthenticated", "CREATE ok")
+				"START ok", "CREATE ok")
 			expectLines(t, "java client as alice reads kazoo's node",
 				e.runJavaZK(t, "Alice", b.addr, "/krb-kazoo", "-"),
 				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ ok")
 			expectLines(t, "kazoo as client reads alice's node",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-kazoo", "-"),
-				"EVENT SaslAuthenticated", "READ NOAUTH")
+				"START ok", "READ NOAUTH")
 			if t.Failed() {
 				t.Logf("server log:\n%s", tail(b.log(), 6000))
 			}
@@ -262,12 +260,37 @@ func TestKerberosNameShaping(t *testing.T) {
 					"EVENT SaslAuthenticated", "WHOAMI sasl:"+tc.id+" ip:127.0.0.1", "CREATE ok")
 				expectLines(t, "kazoo as the same principal",
 					e.runKazoo(t, kdctest.QuorumPrincipal, b.addr, "/shaped", "-"),
-					"EVENT SaslAuthenticated", "READ ok")
+					"START ok", "READ ok")
 				if t.Failed() {
 					t.Logf("server log:\n%s", tail(b.log(), 6000))
 				}
 			})
 		}
+	}
+}
+
+// TestKerberosStaleServiceKey gives the service a new key once both
+// servers hold the old one: every client's new ticket is then refused,
+// and each client must end as it ends on Java.
+func TestKerberosStaleServiceKey(t *testing.T) {
+	e := startKerberos(t)
+	e.compileProbe(t)
+	backends := startBackends(t, e, nil)
+	if _, err := e.kdc.Kadmin("ktadd -k " + filepath.Join(e.kdc.Dir, "rekeyed.keytab") + " " + kdctest.ServicePrincipal); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			expectLines(t, "java client",
+				e.runJavaZK(t, "Client", b.addr, "/stale", "-"),
+				"EVENT AuthFailed")
+			expectLines(t, "kazoo",
+				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/stale", "-"),
+				"START ok", "SASL failed")
+			if t.Failed() {
+				t.Logf("server log:\n%s", tail(b.log(), 6000))
+			}
+		})
 	}
 }
 

@@ -112,10 +112,12 @@ public class KerberosProbe {
 
     static void zk(String connect, String path, String aclId) throws Exception {
         CountDownLatch outcome = new CountDownLatch(1);
+        boolean[] authenticated = new boolean[1];
         Watcher w = e -> {
             Watcher.Event.KeeperState st = e.getState();
             if (st == Watcher.Event.KeeperState.SaslAuthenticated || st == Watcher.Event.KeeperState.AuthFailed) {
                 System.out.println("EVENT " + st);
+                authenticated[0] = st == Watcher.Event.KeeperState.SaslAuthenticated;
                 outcome.countDown();
             }
         };
@@ -123,6 +125,9 @@ public class KerberosProbe {
         try {
             if (!outcome.await(60, TimeUnit.SECONDS)) {
                 System.out.println("EVENT none");
+                return;
+            }
+            if (!authenticated[0]) {
                 return;
             }
             try {
