@@ -305,10 +305,16 @@ func (s *gssapiServer) readLayerChoice(response []byte) error {
 				s.f.cfg.Logf("info", "Setting authorizedID: %s", id)
 			}
 			authz = id
-		} else if s.f.cfg.Logf != nil {
-			// Java's KerberosName finds no auth_to_local rule for a
-			// foreign realm and leaves the authorization id as it was.
-			s.f.cfg.Logf("error", "Failed to set name based on Kerberos authentication rules: no rule applies to %s (default realm %q)", s.peer, s.f.defaultRealm)
+		} else {
+			// No auth_to_local rule applies (a principal of another
+			// realm). Java then keeps whatever authorization id the
+			// client asked for, which would let a cross-realm client
+			// name itself anything; gozk keeps the authenticated
+			// principal instead.
+			if s.f.cfg.Logf != nil {
+				s.f.cfg.Logf("error", "Failed to set name based on Kerberos authentication rules: no rule applies to %s (default realm %q); using the principal as it is", s.peer, s.f.defaultRealm)
+			}
+			authz = s.peer
 		}
 		s.authzID = authz
 	}

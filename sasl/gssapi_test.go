@@ -55,10 +55,10 @@ func newInitiator(t *testing.T, k *kdctest.KDC, name string) *GSSAPIInitiator {
 	return i
 }
 
-// exchange runs a whole SASL exchange the way ZooKeeper's packets carry
+// gssExchange runs a whole SASL exchange the way ZooKeeper's packets carry
 // it: the client's initial response first, then challenge and response
 // until both sides are complete.
-func exchange(c Client, s Server) (rounds int, err error) {
+func gssExchange(c Client, s Server) (rounds int, err error) {
 	resp, err := c.Evaluate(nil)
 	if err != nil {
 		return 0, err
@@ -109,7 +109,7 @@ func TestGSSAPIClientAndServerWithKDC(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, _ := f.NewServer()
-		rounds, err := exchange(c, s)
+		rounds, err := gssExchange(c, s)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.client, err)
 		}
@@ -152,49 +152,61 @@ func TestGSSAPIServerWithGokrb5Initiator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := spnego.NewKRB5TokenAPREQ(cl, tkt, key, []int{gssapi.ContextFlagInteg}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := tok.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tok.APReq.DecryptAuthenticator(key); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := f.NewServer()
-	// Without mutual authentication the layer offer is the first
-	// challenge, numbered from the initiator's sequence number.
-	offer, err := s.Evaluate(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wt gssapi.WrapToken
-	if err := wt.Unmarshal(offer, true); err != nil {
-		t.Fatal(err)
-	}
-	if wt.SndSeqNum != uint64(tok.APReq.Authenticator.SeqNumber) {
-		t.Errorf("offer's sequence number %d, the initiator's is %d", wt.SndSeqNum, tok.APReq.Authenticator.SeqNumber)
-	}
-	if ok, err := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
-		t.Fatalf("layer offer does not verify with gokrb5: %v", err)
-	}
-	if len(wt.Payload) != 4 || wt.Payload[0] != layerNone {
-		t.Fatalf("layer offer %x", wt.Payload)
-	}
-	choice, err := gssapi.NewInitiatorWrapToken(layerMessage(layerNone, 0, "someone-else"), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := choice.Marshal()
-	if _, err := s.Evaluate(b); err != nil {
-		t.Fatal(err)
+	run := func() string {
+		tok, err := spnego.NewKRB5TokenAPREQ(cl, tkt, key, []int{gssapi.ContextFlagInteg}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := tok.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tok.APReq.DecryptAuthenticator(key); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := f.NewServer()
+		// Without mutual authentication the layer offer is the first
+		// challenge, numbered from the initiator's sequence number.
+		offer, err := s.Evaluate(first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wt gssapi.WrapToken
+		if err := wt.Unmarshal(offer, true); err != nil {
+			t.Fatal(err)
+		}
+		if wt.SndSeqNum != uint64(tok.APReq.Authenticator.SeqNumber) {
+			t.Errorf("offer's sequence number %d, the initiator's is %d", wt.SndSeqNum, tok.APReq.Authenticator.SeqNumber)
+		}
+		if ok, err := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
+			t.Fatalf("layer offer does not verify with gokrb5: %v", err)
+		}
+		if len(wt.Payload) != 4 || wt.Payload[0] != layerNone {
+			t.Fatalf("layer offer %x", wt.Payload)
+		}
+		choice, err := gssapi.NewInitiatorWrapToken(layerMessage(layerNone, 0, "someone-else"), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := choice.Marshal()
+		if _, err := s.Evaluate(b); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Complete() {
+			t.Fatal("not complete")
+		}
+		return s.AuthorizationID()
 	}
 	// ZooKeeper's rule ignores the requested id: the name comes from
 	// the principal.
-	if !s.Complete() || s.AuthorizationID() != "alice@EXAMPLE.COM" {
-		t.Fatalf("complete %v, id %q", s.Complete(), s.AuthorizationID())
+	if id := run(); id != "alice@EXAMPLE.COM" {
+		t.Errorf("authorization id %q", id)
+	}
+	// For a principal of another realm than the default, Java would
+	// keep the requested id; gozk keeps the principal.
+	f.defaultRealm = "OTHER.ORG"
+	if id := run(); id != "alice@EXAMPLE.COM" {
+		t.Errorf("foreign realm: authorization id %q", id)
 	}
 }
 
@@ -330,7 +342,7 @@ func TestGSSAPIWrongKeys(t *testing.T) {
 	i := newInitiator(t, k, kdctest.ClientPrincipal)
 	c, _ := i.NewClient("zookeeper/localhost")
 	s, _ := old.NewServer()
-	if _, err := exchange(c, s); err == nil || !strings.Contains(err.Error(), "not accepted") {
+	if _, err := gssExchange(c, s); err == nil || !strings.Contains(err.Error(), "not accepted") {
 		t.Fatalf("stale keytab: %v", err)
 	}
 
