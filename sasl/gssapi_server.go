@@ -20,6 +20,14 @@ func init() {
 // buildGSSAPIServer is the registry's builder for a section whose login
 // module is Krb5LoginModule, as Java's ZooKeeperSaslServer switches to
 // GSSAPI when its login subject holds a Kerberos principal.
+func property(lookup func(string) (string, bool), name string) string {
+	if lookup == nil {
+		return ""
+	}
+	v, _ := lookup(name)
+	return v
+}
+
 func buildGSSAPIServer(entry JAASEntry, opts ServerOptions) (ServerFactory, error) {
 	name := ""
 	if opts.Section != nil {
@@ -34,6 +42,7 @@ func buildGSSAPIServer(entry JAASEntry, opts ServerOptions) (ServerFactory, erro
 		Krb5Conf:    Krb5ConfPath(opts.Property),
 		RemoveHost:  opts.RemoveHostFromPrincipal,
 		RemoveRealm: opts.RemoveRealmFromPrincipal,
+		AuthToLocal: property(opts.Property, AuthToLocalProperty),
 		Logf:        opts.Logf,
 	})
 }
@@ -50,6 +59,10 @@ type GSSAPIServerConfig struct {
 	// RemoveHost and RemoveRealm are zookeeper.kerberos.removeHostFromPrincipal
 	// and removeRealmFromPrincipal, for the default Authorize.
 	RemoveHost, RemoveRealm bool
+	// AuthToLocal is zookeeper.security.auth_to_local, the rules that
+	// make a principal's short name ("" = "DEFAULT"); see
+	// KerberosNameRules.
+	AuthToLocal string
 	// Authorize decides whether the authenticated principal may act as
 	// the authorization id the client asked for, and returns the id the
 	// connection gets. Nil means ZooKeeper's client-port rule: always
@@ -69,6 +82,7 @@ type GSSAPIServerFactory struct {
 	principal    types.PrincipalName
 	realm        string
 	defaultRealm string
+	rules        *KerberosNameRules
 	skew         time.Duration
 }
 
@@ -99,6 +113,11 @@ func NewGSSAPIServerFactory(cfg GSSAPIServerConfig) (*GSSAPIServerFactory, error
 			f.skew = krbCfg.LibDefaults.Clockskew
 		}
 	}
+	rules, err := ParseKerberosNameRules(cfg.AuthToLocal, f.defaultRealm)
+	if err != nil {
+		return nil, err
+	}
+	f.rules = rules
 	name, realm, hasRealm := strings.Cut(l.Principal, "@")
 	if !hasRealm {
 		if f.defaultRealm == "" {
@@ -299,20 +318,20 @@ func (s *gssapiServer) readLayerChoice(response []byte) error {
 		}
 		s.authzID = id
 	} else {
-		id, ok := ShapeAuthorizationID(s.peer, s.f.defaultRealm, s.f.cfg.RemoveHost, s.f.cfg.RemoveRealm)
-		if ok {
+		id, err := ShapeAuthorizationID(s.peer, s.f.rules, s.f.cfg.RemoveHost, s.f.cfg.RemoveRealm)
+		if err == nil {
 			if s.f.cfg.Logf != nil {
 				s.f.cfg.Logf("info", "Setting authorizedID: %s", id)
 			}
 			authz = id
 		} else {
-			// No auth_to_local rule applies (a principal of another
-			// realm). Java then keeps whatever authorization id the
-			// client asked for, which would let a cross-realm client
+			// No auth_to_local rule applies (by default: a principal of
+			// another realm). Java then keeps whatever authorization id
+			// the client asked for, which would let a cross-realm client
 			// name itself anything; gozk keeps the authenticated
 			// principal instead.
 			if s.f.cfg.Logf != nil {
-				s.f.cfg.Logf("error", "Failed to set name based on Kerberos authentication rules: no rule applies to %s (default realm %q); using the principal as it is", s.peer, s.f.defaultRealm)
+				s.f.cfg.Logf("error", "Failed to set name based on Kerberos authentication rules: %v (default realm %q); using the principal as it is", err, s.f.defaultRealm)
 			}
 			authz = s.peer
 		}

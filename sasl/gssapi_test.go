@@ -129,6 +129,31 @@ func TestGSSAPIClientAndServerWithKDC(t *testing.T) {
 	}
 }
 
+// TestGSSAPIAuthToLocal maps the principal with
+// zookeeper.security.auth_to_local before the host and realm are added
+// back, and refuses bad rules at start.
+func TestGSSAPIAuthToLocal(t *testing.T) {
+	k := kdctest.Start(t)
+	f := newServerFactory(t, k, GSSAPIServerConfig{AuthToLocal: "RULE:[1:$1](client)s/client/cli/ DEFAULT"})
+	for name, want := range map[string]string{kdctest.ClientPrincipal: "cli@EXAMPLE.COM", kdctest.OtherPrincipal: "alice@EXAMPLE.COM"} {
+		c, err := newInitiator(t, k, name).NewClient("zookeeper/localhost")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := f.NewServer()
+		if _, err := gssExchange(c, s); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AuthorizationID(); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	_, err := NewGSSAPIServerFactory(GSSAPIServerConfig{Login: keytabLogin(k, kdctest.ServicePrincipal), Krb5Conf: k.Krb5Conf, AuthToLocal: "RULE:[x:$1]"})
+	if err == nil || !strings.Contains(err.Error(), "zookeeper.security.auth_to_local") {
+		t.Fatalf("bad rules: %v", err)
+	}
+}
+
 // TestGSSAPIServerWithGokrb5Initiator drives the server with tokens that
 // gokrb5 builds on its own (no subkey, no mutual authentication), so the
 // server is checked against an initiator other than this package's.

@@ -115,10 +115,66 @@ func TestShapeAuthorizationID(t *testing.T) {
 		{"bob@OTHER.ORG", false, false, "", false},
 		{"a@b@c", false, false, "", false},
 	} {
-		got, ok := ShapeAuthorizationID(tc.name, "EXAMPLE.COM", tc.removeHost, tc.removeRealm)
-		if got != tc.want || ok != tc.ok {
+		rules, _ := ParseKerberosNameRules("", "EXAMPLE.COM")
+		got, err := ShapeAuthorizationID(tc.name, rules, tc.removeHost, tc.removeRealm)
+		if ok := err == nil; got != tc.want || ok != tc.ok {
 			t.Errorf("%s host=%v realm=%v: %q %v, want %q %v", tc.name, tc.removeHost, tc.removeRealm, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// The rules and expectations follow the auth_to_local examples of
+// Hadoop's documentation, which ZooKeeper's KerberosName copies.
+func TestKerberosNameRules(t *testing.T) {
+	const spec = `RULE:[1:$1@$0](.*@OTHER\.ORG)s/@.*//
+		RULE:[2:$1;$2](^zk;.*$)s/;.*$//
+		RULE:[2:$1](app)s/a/A/g
+		DEFAULT`
+	rules, err := ParseKerberosNameRules(spec, "EXAMPLE.COM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"bob@OTHER.ORG":        "bob",
+		"bob@EXAMPLE.COM":      "bob",
+		"zk/host1@ANY.REALM":   "zk",
+		"app/host1@ANY.REALM":  "App",
+		"bob@THIRD.ORG":        "error",
+		"other/host@THIRD.ORG": "error",
+		"bare":                 "bare",
+	} {
+		n, _ := ParseKerberosName(name)
+		got, err := rules.ShortName(n)
+		if err != nil {
+			got = "error"
+		}
+		if got != want {
+			t.Errorf("%s: %q (%v), want %q", name, got, err, want)
+		}
+	}
+	// A rule whose result still has '@' or '/' gives no name, as Java's
+	// "Non-simple name" error.
+	nonSimple, err := ParseKerberosNameRules("RULE:[1:$1@$0]", "EXAMPLE.COM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nonSimple.ShortName(KerberosName{Service: "bob", Realm: "EXAMPLE.COM"}); err == nil || !strings.Contains(err.Error(), "non-simple") {
+		t.Errorf("non-simple: %v", err)
+	}
+	// First-match substitution without g, and Java's $n in the
+	// replacement.
+	first, _ := ParseKerberosNameRules("RULE:[1:$1](.*)s/(a)(b)/$2$1/", "")
+	if got, _ := first.ShortName(KerberosName{Service: "abab", Realm: "R"}); got != "baab" {
+		t.Errorf("first-match: %q", got)
+	}
+	for _, bad := range []string{"RULE:[x:$1]", "RULE:[:$1]", "DEFAULTS", "RULE:[1:$1](a(]"} {
+		if _, err := ParseKerberosNameRules(bad, ""); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	badFormat, _ := ParseKerberosNameRules("RULE:[1:$3]", "")
+	if _, err := badFormat.ShortName(KerberosName{Service: "a", Realm: "R"}); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("$3 of one component: %v", err)
 	}
 }
 

@@ -238,9 +238,9 @@ func TestKerberosClientsOnBothServers(t *testing.T) {
 	}
 }
 
-// TestKerberosNameShaping checks zookeeper.kerberos.removeHostFromPrincipal
-// and removeRealmFromPrincipal with a principal that has a host part
-// (zkquorum/localhost), on both servers.
+// TestKerberosNameShaping checks zookeeper.kerberos.removeHostFromPrincipal,
+// removeRealmFromPrincipal and zookeeper.security.auth_to_local with a
+// principal that has a host part (zkquorum/localhost), on both servers.
 func TestKerberosNameShaping(t *testing.T) {
 	e := startKerberos(t)
 	e.compileProbe(t)
@@ -252,6 +252,9 @@ func TestKerberosNameShaping(t *testing.T) {
 		{map[string]string{"zookeeper.kerberos.removeHostFromPrincipal": "true"}, "zkquorum@EXAMPLE.COM"},
 		{map[string]string{"zookeeper.kerberos.removeRealmFromPrincipal": "true"}, "zkquorum/localhost"},
 		{map[string]string{"zookeeper.kerberos.removeHostFromPrincipal": "true", "zookeeper.kerberos.removeRealmFromPrincipal": "true"}, "zkquorum"},
+		// An auth_to_local rule (one, as gozkproc passes -D flags split
+		// at spaces).
+		{map[string]string{"zookeeper.security.auth_to_local": "RULE:[2:$1](zkquorum)s/zk/ZK/"}, "ZKquorum/localhost@EXAMPLE.COM"},
 	} {
 		for _, b := range startBackends(t, e, tc.props) {
 			t.Run(b.name+"/"+tc.id, func(t *testing.T) {
