@@ -161,6 +161,11 @@ func TestKerberosNameRules(t *testing.T) {
 	if _, err := nonSimple.ShortName(KerberosName{Service: "bob", Realm: "EXAMPLE.COM"}); err == nil || !strings.Contains(err.Error(), "non-simple") {
 		t.Errorf("non-simple: %v", err)
 	}
+	// The match pattern must match the whole formatted name.
+	partial, _ := ParseKerberosNameRules(`RULE:[1:$1@$0](OTHER)s/@.*//`, "EXAMPLE.COM")
+	if got, err := partial.ShortName(KerberosName{Service: "bob", Realm: "OTHER.ORG"}); err == nil {
+		t.Errorf("a partial match applied: %q", got)
+	}
 	// First-match substitution without g, and Java's $n in the
 	// replacement.
 	first, _ := ParseKerberosNameRules("RULE:[1:$1](.*)s/(a)(b)/$2$1/", "")
