@@ -108,11 +108,16 @@ func (e *kerberosEnv) compileProbe(t *testing.T) *javaprog.Program {
 
 // javaCmd runs the probe with the realm's JAAS file and krb5.conf.
 func (e *kerberosEnv) javaCmd(ctx context.Context, p *javaprog.Program, args ...string) *exec.Cmd {
+	return e.javaCmdWith(ctx, p, nil, args...)
+}
+
+// javaCmdWith adds JVM flags (-D) before the main class.
+func (e *kerberosEnv) javaCmdWith(ctx context.Context, p *javaprog.Program, flags []string, args ...string) *exec.Cmd {
 	jvm := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
 		"-Djava.security.auth.login.config=" + e.jaas,
 		"-Djava.security.krb5.conf=" + e.kdc.Krb5Conf,
-		"-Dzookeeper.sasl.client.canonicalize.hostname=false",
-		"-cp", strings.Join(p.Classpath, ":"), p.Main}
+		"-Dzookeeper.sasl.client.canonicalize.hostname=false"}
+	jvm = append(append(jvm, flags...), "-cp", strings.Join(p.Classpath, ":"), p.Main)
 	cmd := exec.CommandContext(ctx, p.Java, append(jvm, args...)...)
 	cmd.Env = os.Environ()
 	return cmd
@@ -324,12 +329,12 @@ func (p *krbTokenPeer) next() (tok []byte, done string, err error) {
 	return nil, "", fmt.Errorf("the probe ended:\n%s", p.log.String())
 }
 
-func (e *kerberosEnv) startProbe(t *testing.T, args ...string) *krbTokenPeer {
+func (e *kerberosEnv) startProbe(t *testing.T, flags []string, args ...string) *krbTokenPeer {
 	t.Helper()
 	p := e.compileProbe(t)
 	ctx, cancel := context.WithTimeout(context.Background(), krbLimit)
 	t.Cleanup(cancel)
-	cmd := e.javaCmd(ctx, p, args...)
+	cmd := e.javaCmdWith(ctx, p, flags, args...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	log := &strings.Builder{}
@@ -356,7 +361,7 @@ func TestKerberosJDKSaslClientAgainstGozk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peer := e.startProbe(t, "saslclient", "Client", "zookeeper", "localhost")
+	peer := e.startProbe(t, nil, "saslclient", "Client", "zookeeper", "localhost")
 	s, _ := f.NewServer()
 	for i := 0; !s.Complete(); i++ {
 		if i > 5 {
@@ -400,39 +405,47 @@ func TestKerberosGozkClientAgainstJDKServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ini.Close()
-	peer := e.startProbe(t, "saslserver", "Server", "zookeeper", "localhost")
-	c, err := ini.NewClient(sasl.ServerPrincipalForHost("zookeeper/_HOST@EXAMPLE.COM", "LocalHost"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Evaluate(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; ; i++ {
-		if i > 5 {
-			t.Fatal("no end after 5 rounds")
-		}
-		peer.send(resp)
-		chal, done, err := peer.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if done != "" {
-			if !c.Complete() {
-				t.Fatalf("the JDK server is done (%s), the client is not", done)
+	e.compileProbe(t)
+	// The JDK's acceptor sends a subkey of its own in the AP-REP only
+	// with sun.security.krb5.acceptor.subkey=true; the client must then
+	// check the wrap tokens with it.
+	for _, flags := range [][]string{nil, {"-Dsun.security.krb5.acceptor.subkey=true"}} {
+		t.Run(strings.Join(append([]string{"default"}, flags...), " "), func(t *testing.T) {
+			peer := e.startProbe(t, flags, "saslserver", "Server", "zookeeper", "localhost")
+			c, err := ini.NewClient(sasl.ServerPrincipalForHost("zookeeper/_HOST@EXAMPLE.COM", "LocalHost"))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if done != "zkquorum/localhost@EXAMPLE.COM" {
-				t.Errorf("JDK's authorization id %q", done)
+			resp, err := c.Evaluate(nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(peer.log.String(), "AUTHENTICATED zkquorum/localhost@EXAMPLE.COM AS zkquorum/localhost@EXAMPLE.COM") {
-				t.Errorf("JDK callback:\n%s", peer.log)
+			for i := 0; ; i++ {
+				if i > 5 {
+					t.Fatal("no end after 5 rounds")
+				}
+				peer.send(resp)
+				chal, done, err := peer.next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if done != "" {
+					if !c.Complete() {
+						t.Fatalf("the JDK server is done (%s), the client is not", done)
+					}
+					if done != "zkquorum/localhost@EXAMPLE.COM" {
+						t.Errorf("JDK's authorization id %q", done)
+					}
+					if !strings.Contains(peer.log.String(), "AUTHENTICATED zkquorum/localhost@EXAMPLE.COM AS zkquorum/localhost@EXAMPLE.COM") {
+						t.Errorf("JDK callback:\n%s", peer.log)
+					}
+					return
+				}
+				if resp, err = c.Evaluate(chal); err != nil {
+					t.Fatalf("round %d: %v\n%s", i, err, peer.log)
+				}
 			}
-			return
-		}
-		if resp, err = c.Evaluate(chal); err != nil {
-			t.Fatalf("round %d: %v\n%s", i, err, peer.log)
-		}
+		})
 	}
 }
 
