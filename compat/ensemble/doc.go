@@ -59,6 +59,13 @@
 // the leader after its session moved to a follower is disconnected at
 // its next write, as Java's leader does (checked all-Java too).
 //
+// In rejoin_interop_test.go a gozk observer stopped for a few writes
+// catches up by DIFF, and with its data directory wiped by SNAP, from a
+// Java and from a gozk leader; and with
+// -Dzookeeper.testingonly.initialZxid near the counter's end a gozk and
+// a Java leader give up their epoch each time the counter runs out, the
+// ensemble goes on in a new one, and no acknowledged write is lost.
+//
 // The writes scenario also checks the leader's mntr (zk_learners,
 // zk_synced_followers, zk_synced_observers, ... as Java's leader counts
 // them), zk_digest_mismatches_count 0 on every Java member, and that the
