@@ -53,9 +53,11 @@
 // server's current vote back. Election is not safe for concurrent use.
 //
 // Known differences from Java: none on what is modelled. Not modelled yet:
-// reconfiguration (a notification carrying a newer quorum configuration),
-// the QuorumOracleMaj oracle for two-server ensembles, and the network
-// layer (the connection manager with its send queues and reconnects).
+// reconfiguration (a notification carrying a newer quorum configuration)
+// and the QuorumOracleMaj oracle for two-server ensembles. The network
+// layer (Java's connection manager with its send queues and reconnects)
+// is package quorum/electionport; package peer joins the two and owns the
+// timers.
 // election_test.go runs ensembles of these machines (1, 3 and 5 voters,
 // then a late voter and an observer) in seeded random delivery orders and
 // checks that every server elects the same leader, the best vote.

@@ -60,6 +60,8 @@ type Elector struct {
 	net    ElectionNetwork
 	timers ElectionTimers
 	log    zerolog.Logger
+	// newTimer makes Run's one timer (a time.Timer; tests replace it).
+	newTimer func() electionTimer
 
 	requests chan electRequest
 	epochs   chan int64
@@ -82,8 +84,29 @@ func NewElector(net ElectionNetwork, timers ElectionTimers, log zerolog.Logger) 
 	if timers.MaxNotificationInterval <= 0 {
 		timers.MaxNotificationInterval = DefaultElectionTimers.MaxNotificationInterval
 	}
-	return &Elector{net: net, timers: timers, log: log, requests: make(chan electRequest), epochs: make(chan int64, 1)}
+	return &Elector{net: net, timers: timers, log: log, newTimer: newRealTimer,
+		requests: make(chan electRequest), epochs: make(chan int64, 1)}
 }
+
+// electionTimer is the part of a time.Timer that Run uses.
+type electionTimer interface {
+	C() <-chan time.Time
+	Reset(d time.Duration)
+	Stop()
+}
+
+type realTimer struct{ t *time.Timer }
+
+// newRealTimer returns a stopped timer.
+func newRealTimer() electionTimer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return realTimer{t}
+}
+
+func (r realTimer) C() <-chan time.Time   { return r.t.C }
+func (r realTimer) Reset(d time.Duration) { r.t.Reset(d) }
+func (r realTimer) Stop()                 { r.t.Stop() }
 
 // ErrStopped is returned by Elect when the Elector stops first.
 var ErrStopped = errors.New("peer: election stopped")
@@ -133,9 +156,8 @@ func (el *Elector) Run(ctx context.Context) {
 		waiter     chan ElectionResult
 		started    time.Time
 		notTimeout time.Duration
-		timer      = time.NewTimer(time.Hour)
+		timer      = el.newTimer()
 	)
-	timer.Stop()
 	defer timer.Stop()
 	defer func() {
 		if waiter != nil {
@@ -210,7 +232,7 @@ func (el *Elector) Run(ctx context.Context) {
 			default:
 				timer.Reset(notTimeout)
 			}
-		case <-timer.C:
+		case <-timer.C():
 			if waiter == nil {
 				continue
 			}

@@ -48,7 +48,10 @@
 // is durable (a leader's write loop ends only once its fsync waiter has
 // waited for every batch), and makes the tree hold every logged txn
 // (reloading it from the log unless it was in sync); TruncateLog and
-// LoadSnapStream carry out TRUNC and SNAP. A SNAP's tree may hold effects
+// LoadSnapStream carry out TRUNC and SNAP; both drop the logged txns and
+// the snapshots past the leader's zxid (Java 3.8.0's learner keeps them on
+// a SNAP, and a restart may load such a snapshot of another history). A
+// SNAP's tree may hold effects
 // of txns after its zxid (the leader walks it while applying), as may a
 // tree recovered from a snapshot without a digest: until its digest
 // matches one the leader sent with a txn, or the first PING of the

@@ -666,16 +666,8 @@ func (s *Server) TruncateLog(zxid int64) error {
 	}
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
-	snaps, err := s.store.Snapshots()
-	if err != nil {
+	if err := s.deleteSnapshotsAfter(zxid); err != nil {
 		return err
-	}
-	for _, sn := range snaps {
-		if sn.Zxid > zxid {
-			if err := s.store.DeleteSnapshot(sn.Zxid); err != nil {
-				return err
-			}
-		}
 	}
 	if err := s.txnLog.TruncateAfter(zxid); err != nil {
 		return err
@@ -687,11 +679,29 @@ func (s *Server) TruncateLog(zxid int64) error {
 	return s.reload()
 }
 
+// deleteSnapshotsAfter deletes every snapshot newer than zxid. The
+// caller holds snapMu.
+func (s *Server) deleteSnapshotsAfter(zxid int64) error {
+	snaps, err := s.store.Snapshots()
+	if err != nil {
+		return err
+	}
+	for _, sn := range snaps {
+		if sn.Zxid > zxid {
+			if err := s.store.DeleteSnapshot(sn.Zxid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // LoadSnapStream reads the serialized tree and sessions a leader streams
 // after SNAP (Java's format, up to its "BenWasHere" signature) from r and
-// makes it the tree, at zxid. The log keeps what it holds up to zxid; what
-// it holds after zxid came from another history and is dropped. The
-// snapshot taken at NEWLEADER then stands in for the log below it.
+// makes it the tree, at zxid. The log keeps what it holds up to zxid; the
+// txns and snapshots after zxid came from another history and are
+// dropped. The snapshot taken at NEWLEADER then stands in for the log
+// below it.
 func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	tree := db.New(s.treeOptions())
 	ld := tree.NewLoader()
@@ -724,6 +734,11 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	}
 	s.ens.truncatedTo(zxid)
 	s.snapMu.Lock()
+	// So do the snapshots past zxid: a restart loads the newest one.
+	if err := s.deleteSnapshotsAfter(zxid); err != nil {
+		s.snapMu.Unlock()
+		return err
+	}
 	s.replaceTree(tree)
 	s.startFuzzyWindow(true)
 	s.snapMu.Unlock()

@@ -95,6 +95,10 @@ func TestPlanSync(t *testing.T) {
 			TxnLogSyncEnabled: true}, "SNAP from 0x400000001"},
 		{"new-epoch peer zxid past the committed log", SyncInput{PeerLastZxid: z(3, 0), LastProcessedZxid: z(2, 5), CommittedLog: []int64{z(2, 4), z(2, 5)},
 			TxnLogSyncEnabled: true}, "SNAP from 0x200000005"},
+		// A negative zookeeper.snapshotSizeFactor: no DIFF from the txn
+		// log, even one that holds every txn the peer lacks.
+		{"txn log sync off", SyncInput{PeerLastZxid: 3, LastProcessedZxid: 9, CommittedLog: []int64{6, 7, 8},
+			TxnLog: wholeLog(2, 3, 5, 6, 7, 8, 9)}, "SNAP from 0x9"},
 		// zookeeper.forceSnapshotSync
 		{"forced", SyncInput{ForceSnap: true, PeerLastZxid: 5, LastProcessedZxid: 5, TxnLogSyncEnabled: true}, "SNAP from 0x5"},
 	} {

@@ -52,12 +52,19 @@
 // -Dzookeeper.forceSnapshotSync=true; a restarted leader still syncs a
 // follower that missed 100 writes by DIFF from its committed log, as
 // Java's does (TestDiffAfterLeaderRestart, with its all-Java run); the
-// leader is killed with SIGKILL in the middle of writes five times, all
-// gozk and with gozk and Java leaders in turn, and every write
+// leader is killed with SIGKILL in the middle of writes twenty times all
+// gozk and five times with gozk and Java leaders in turn, and every write
 // acknowledged is then on every member (the time from each kill to the
 // first acknowledged write is logged); and a client still connected to
 // the leader after its session moved to a follower is disconnected at
 // its next write, as Java's leader does (checked all-Java too).
+//
+// In rejoin_interop_test.go a gozk observer stopped for a few writes
+// catches up by DIFF, and with its data directory wiped by SNAP, from a
+// Java and from a gozk leader; and with
+// -Dzookeeper.testingonly.initialZxid near the counter's end a gozk and
+// a Java leader give up their epoch each time the counter runs out, the
+// ensemble goes on in a new one, and no acknowledged write is lost.
 //
 // The writes scenario also checks the leader's mntr (zk_learners,
 // zk_synced_followers, zk_synced_observers, ... as Java's leader counts
@@ -97,9 +104,7 @@
 // moment it comes back without them (ZOOKEEPER-4785, fixed in 3.8.5 and
 // 3.9.2); the kill storm then skips its all-Java run and says why.
 //
-// Tests skip when Java is missing (unless GOZK_REQUIRE_JAVA=1), and the
-// layouts with gozk members skip while gozk answers an ensemble's zoo.cfg
-// with "ensemble mode is not available yet".
+// Tests skip when Java is missing (unless GOZK_REQUIRE_JAVA=1).
 //
 //	go test -tags interop ./compat/ensemble/
 //	go test -tags interop ./compat/ensemble/ -run '/all-java'

@@ -493,10 +493,6 @@ func (m *member) zxid() int64 {
 	return -1
 }
 
-// gozkWithoutEnsembles is what a gozk build that runs standalone servers
-// only says when given an ensemble's zoo.cfg.
-const gozkWithoutEnsembles = "ensemble mode is not available yet"
-
 // waitServing waits until m serves clients in one of modes (leader,
 // follower, observer; any of them when none is given) and returns it.
 func (m *member) waitServing(modes ...string) string {
@@ -520,8 +516,7 @@ func (m *member) waitServing(modes ...string) string {
 	}
 }
 
-// failOnCrash ends the test when a member ended by itself: it skips
-// when gozk said it cannot be an ensemble member, and fails otherwise.
+// failOnCrash fails the test when a member ended by itself.
 func (e *ensemble) failOnCrash(when string) {
 	e.t.Helper()
 	for _, id := range e.ids() {
@@ -531,16 +526,6 @@ func (e *ensemble) failOnCrash(when string) {
 		m.mu.Unlock()
 		if crashed == nil {
 			continue
-		}
-		if m.kind == Gozk && strings.Contains(m.log(), gozkWithoutEnsembles) {
-			for _, o := range e.members {
-				if o.kind == Gozk {
-					o.mu.Lock()
-					o.crashed = nil
-					o.mu.Unlock()
-				}
-			}
-			e.t.Skipf("skipping: this gozk build cannot be an ensemble member yet (%q in its log)", gozkWithoutEnsembles)
 		}
 		e.t.Fatalf("%v ended by itself (%v) %s:\n%s", m, crashed, when, lastLines(m.log(), 40))
 	}
