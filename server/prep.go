@@ -33,9 +33,9 @@ type prepStage struct {
 type prepFailure struct{ code proto.ErrCode }
 
 // prepare assigns a zxid to r and builds its txn, or an ErrorTxn when a
-// check fails. A body that cannot be decoded gets MarshallingError without
-// consuming a zxid (except for multi), as in Java. now is the txn's time,
-// wall-clock milliseconds.
+// check fails. A body that cannot be decoded still consumes a zxid and is
+// logged as an ErrorTxn(MarshallingError), as in Java, which assigns the
+// zxid before it decodes. now is the txn's time, wall-clock milliseconds.
 func (p *prepStage) prepare(r *request, now int64) {
 	p.now = now
 	if r.op == proto.OpCreateSession {
