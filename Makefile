@@ -46,6 +46,10 @@ STATICCHECK := $(TOOLS)/staticcheck
 # AdminServer needs, and a JDK to compile the Java test programs.
 INTEROP_PACKAGES ?= zookeeper zookeeper-bin libzookeeper-java libzookeeper-mt-dev \
 	libcurator-framework-java libcurator-recipes-java libservlet-api-java python3-kazoo default-jdk-headless gcc libc6-dev
+# MIT Kerberos for the GSSAPI tests (internal/kdctest runs a private KDC:
+# krb5kdc, kdb5_util and kadmin.local) and kazoo's GSSAPI (pure-sasl over
+# python3-kerberos).
+INTEROP_PACKAGES += krb5-kdc krb5-admin-server krb5-user python3-kerberos python3-pure-sasl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 # GO_PROGRESS turns the package list of `go build -v` into one line per
