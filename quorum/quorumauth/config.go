@@ -78,15 +78,15 @@ func FromConfig(c *conf.Config, maxToken int, log zerolog.Logger) (*Server, *Lea
 		}
 		log.WithLevel(lvl).Msgf(format, args...)
 	}
-	factory, err := serverFactory(serverSection, props, logf)
-	if err != nil {
-		return nil, nil, fmt.Errorf("quorum SASL: JAAS file %s: %w", path, err)
-	}
 	hosts := map[string]bool{}
 	for _, s := range q.Ensemble.Servers {
 		for _, a := range s.Addrs {
 			hosts[a.Host] = true
 		}
+	}
+	factory, err := serverFactory(serverSection, props, hosts, logf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("quorum SASL: JAAS file %s: %w", path, err)
 	}
 	srv := &Server{
 		Require:    q.AuthServerRequireSASL,
@@ -95,7 +95,7 @@ func FromConfig(c *conf.Config, maxToken int, log zerolog.Logger) (*Server, *Lea
 		MaxToken:   maxToken,
 		Log:        log,
 	}
-	newClient, err := clientFactory(learnerSection, path, q.AuthServicePrincipal)
+	newClient, err := clientFactory(learnerSection, path, q.AuthServicePrincipal, props)
 	if err != nil {
 		return nil, nil, fmt.Errorf("quorum SASL: JAAS file %s: %w", path, err)
 	}
@@ -127,9 +127,18 @@ func hasKerberos(s *sasl.JAASSection) bool {
 // serverFactory picks the server mechanism as Java's does: GSSAPI when
 // the section logs in with Kerberos, DIGEST-MD5 over the section's
 // user_NAME options otherwise.
-func serverFactory(section *sasl.JAASSection, props sasl.Properties, logf func(string, string, ...any)) (sasl.ServerFactory, error) {
+func serverFactory(section *sasl.JAASSection, props sasl.Properties, hosts map[string]bool, logf func(string, string, ...any)) (sasl.ServerFactory, error) {
 	if hasKerberos(section) {
-		return sasl.NewServerFactory(sasl.ServerOptions{Section: section, Property: props, Logf: logf})
+		login, err := sasl.Krb5LoginFromSection(section)
+		if err != nil {
+			return nil, err
+		}
+		return sasl.NewGSSAPIServerFactory(sasl.GSSAPIServerConfig{
+			Login:     login,
+			Krb5Conf:  sasl.Krb5ConfPath(props),
+			Authorize: authorizer(hosts),
+			Logf:      logf,
+		})
 	}
 	return sasl.NewDigestServerFactory(sasl.DigestServerConfig{
 		Protocol:   DigestProtocol,
@@ -146,9 +155,17 @@ var errNoCredentials = errors.New("has no username and password options for DIGE
 
 // clientFactory returns how a learner starts its side of an exchange
 // with the server at a host.
-func clientFactory(section *sasl.JAASSection, path, principal string) (func(host string) (sasl.Client, error), error) {
+func clientFactory(section *sasl.JAASSection, path, principal string, props sasl.Properties) (func(host string) (sasl.Client, error), error) {
 	if hasKerberos(section) {
-		return kerberosClient(section, principal)
+		// Java logs in once, at start-up: a learner that cannot get its
+		// ticket-granting ticket keeps the server from starting.
+		initiator, err := sasl.NewGSSAPIInitiatorFromSection(section, props)
+		if err != nil {
+			return nil, err
+		}
+		return func(host string) (sasl.Client, error) {
+			return initiator.NewClient(ServicePrincipal(principal, host))
+		}, nil
 	}
 	user, okUser := section.Option("username")
 	password, okPassword := section.Option("password")
@@ -167,7 +184,17 @@ func clientFactory(section *sasl.JAASSection, path, principal string) (func(host
 	}, nil
 }
 
-// kerberosClient is the GSSAPI learner.
-func kerberosClient(section *sasl.JAASSection, principal string) (func(host string) (sasl.Client, error), error) {
-	return nil, fmt.Errorf("section %s uses %s (GSSAPI), which this build does not include for quorum learners", section.Name, sasl.Krb5LoginModule)
+// authorizer is Java's SaslQuorumServerCallbackHandler rule: a learner
+// acts only as itself, and a principal service/host@REALM only from a
+// host of the ensemble; the id is kept as it is.
+func authorizer(hosts map[string]bool) func(authn, authz string) (string, error) {
+	return func(authn, authz string) (string, error) {
+		if authn != authz {
+			return "", fmt.Errorf("%s may not act as %s", authn, authz)
+		}
+		if host, ok := principalHost(authz); ok && !hosts[host] {
+			return "", fmt.Errorf("%s is not authorized to connect: host %q is not a server of the ensemble", authz, host)
+		}
+		return authz, nil
+	}
 }
