@@ -18,12 +18,21 @@
 //
 // DIGEST-MD5 (RFC 2831) is implemented as the JDK's
 // com.sun.security.sasl.digest classes do it for ZooKeeper: realm and
-// server name "zk-sasl-md5", protocol "zookeeper", md5-sess, utf-8, qop
-// auth unless javax.security.sasl.qop offers more (auth-int and
-// auth-conf are negotiated as the JDK negotiates them; gozk refuses to
-// complete them, see DigestServerConfig). Every token is parsed with hard
-// bounds, and any malformed, hostile, replayed or wrongly signed token
-// ends the exchange with an error wrapping ErrAuthentication.
+// server name "zk-sasl-md5", protocol "zookeeper", md5-sess, utf-8, a
+// 40-character nonce, nc 00000001, qop auth. A Java ZooKeeper server
+// hands the JDK no SASL properties, so it offers only auth whatever
+// javax.security.sasl.qop says, and gozk does the same; auth-int and
+// auth-conf can be offered through DigestServerConfig.QOP and are then
+// negotiated as the JDK negotiates them, but no security layer follows,
+// as ZooKeeper never wraps its packets. The identity is the
+// authenticated user name (shaped as a Kerberos name when it holds '@'),
+// never the authzid the client sends, as in Java's
+// SaslServerCallbackHandler. Tokens are parsed with the JDK's grammar and
+// bounds (4096 bytes for a response, 2048 for a challenge); a malformed,
+// hostile, replayed or wrongly signed token ends the exchange with an
+// error wrapping ErrAuthentication, and an exchange that failed or
+// completed refuses every later token. The tests replay exchanges
+// recorded from the JDK (testdata/jdk) byte for byte.
 //
 // GSSAPI (Kerberos) plugs in through RegisterServerLoginModule keyed by
 // the JAAS login module class (Krb5LoginModule); NewServerFactory picks a
