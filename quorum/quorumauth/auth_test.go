@@ -318,3 +318,30 @@ func TestServicePrincipal(t *testing.T) {
 		}
 	}
 }
+
+// A learner whose mechanism completes on an IN_PROGRESS challenge still
+// needs the server's SUCCESS: ERROR after it is a refusal.
+func TestLearnerNeedsSuccessAfterCompleting(t *testing.T) {
+	for _, last := range []Status{Error, Success} {
+		a, b := net.Pipe()
+		a.SetDeadline(time.Now().Add(10 * time.Second))
+		go func() {
+			defer b.Close()
+			for _, reply := range [][]byte{
+				AppendPacket(nil, InProgress, []byte("nonce")),
+				AppendPacket(nil, InProgress, []byte("ok:learner")),
+				AppendPacket(nil, last, nil),
+			} {
+				if _, _, err := ReadPacket(b, 100); err != nil {
+					return
+				}
+				b.Write(reply)
+			}
+		}()
+		err := toyLearner(true, "secret").Authenticate(a, "localhost", "server")
+		a.Close()
+		if (err == nil) != (last == Success) {
+			t.Errorf("server ending with %s: %v", last, err)
+		}
+	}
+}
