@@ -63,6 +63,7 @@ type Config struct {
 	EnforceAuthEnabled     bool          // zookeeper.enforce.auth.enabled
 	EnforceAuthSchemes     []string      // zookeeper.enforce.auth.schemes
 	RequireClientSASLAuth  bool          // zookeeper.sessionRequireClientSASLAuth
+	SASL                   SASLConfig    // client-port SASL properties (saslprops.go)
 	LocalSessionsEnabled   bool          // localSessionsEnabled
 	// DataDirAutocreate is datadir.autocreate: when false the server
 	// refuses to start if dataDir or dataLogDir does not exist.

@@ -160,6 +160,7 @@ func (c *Config) applySystemProperties() error {
 	c.sysBool(&c.EnforceAuthEnabled, zk("enforce.auth.enabled"))
 	c.sysList(&c.EnforceAuthSchemes, zk("enforce.auth.schemes"))
 	c.sysBool(&c.RequireClientSASLAuth, zk("sessionRequireClientSASLAuth"))
+	c.applySASL()
 	for _, k := range sortedKeys(c.System) {
 		if strings.HasPrefix(k, zk("authProvider.")) {
 			c.AuthProviders = append(c.AuthProviders, c.System[k].Value)

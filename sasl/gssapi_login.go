@@ -150,34 +150,20 @@ func (n KerberosName) String() string {
 	return s
 }
 
-// ShortName applies ZooKeeper's default auth_to_local rule ("DEFAULT"):
-// a principal of the default realm maps to its first component; one of
-// another realm matches no rule.
-func (n KerberosName) ShortName(defaultRealm string) (string, bool) {
-	if n.Realm == "" && n.Host == "" {
-		return n.Service, true
-	}
-	if n.Realm == defaultRealm {
-		return n.Service, true
-	}
-	return "", false
-}
-
 // ShapeAuthorizationID is what ZooKeeper's server callback handler makes
-// of a Kerberos client's name: the short name, then "/host" unless
-// zookeeper.kerberos.removeHostFromPrincipal is true, then "@REALM"
-// unless zookeeper.kerberos.removeRealmFromPrincipal is true. ok is false
-// when no auth_to_local rule applies to the name (another realm than the
-// default): Java then logs an error and keeps the SASL authorization id
-// unchanged.
-func ShapeAuthorizationID(authenticationID, defaultRealm string, removeHost, removeRealm bool) (string, bool) {
+// of a Kerberos client's name: the short name (the auth_to_local rules),
+// then "/host" unless zookeeper.kerberos.removeHostFromPrincipal is true,
+// then "@REALM" unless zookeeper.kerberos.removeRealmFromPrincipal is
+// true. The error says why no name came out (a malformed principal, no
+// rule for its realm); Java then logs it and leaves the id unshaped.
+func ShapeAuthorizationID(authenticationID string, rules *KerberosNameRules, removeHost, removeRealm bool) (string, error) {
 	n, err := ParseKerberosName(authenticationID)
 	if err != nil {
-		return "", false
+		return "", err
 	}
-	short, ok := n.ShortName(defaultRealm)
-	if !ok {
-		return "", false
+	short, err := rules.ShortName(n)
+	if err != nil {
+		return "", err
 	}
 	if !removeHost && n.Host != "" {
 		short += "/" + n.Host
@@ -185,7 +171,7 @@ func ShapeAuthorizationID(authenticationID, defaultRealm string, removeHost, rem
 	if !removeRealm && n.Realm != "" {
 		short += "@" + n.Realm
 	}
-	return short, true
+	return short, nil
 }
 
 // QuorumHostPattern is the placeholder Java's SecurityUtils replaces with

@@ -20,6 +20,14 @@ func init() {
 // buildGSSAPIServer is the registry's builder for a section whose login
 // module is Krb5LoginModule, as Java's ZooKeeperSaslServer switches to
 // GSSAPI when its login subject holds a Kerberos principal.
+func property(lookup func(string) (string, bool), name string) string {
+	if lookup == nil {
+		return ""
+	}
+	v, _ := lookup(name)
+	return v
+}
+
 func buildGSSAPIServer(entry JAASEntry, opts ServerOptions) (ServerFactory, error) {
 	name := ""
 	if opts.Section != nil {
@@ -34,6 +42,7 @@ func buildGSSAPIServer(entry JAASEntry, opts ServerOptions) (ServerFactory, erro
 		Krb5Conf:    Krb5ConfPath(opts.Property),
 		RemoveHost:  opts.RemoveHostFromPrincipal,
 		RemoveRealm: opts.RemoveRealmFromPrincipal,
+		AuthToLocal: property(opts.Property, AuthToLocalProperty),
 		Logf:        opts.Logf,
 	})
 }
@@ -50,6 +59,10 @@ type GSSAPIServerConfig struct {
 	// RemoveHost and RemoveRealm are zookeeper.kerberos.removeHostFromPrincipal
 	// and removeRealmFromPrincipal, for the default Authorize.
 	RemoveHost, RemoveRealm bool
+	// AuthToLocal is zookeeper.security.auth_to_local, the rules that
+	// make a principal's short name ("" = "DEFAULT"); see
+	// KerberosNameRules.
+	AuthToLocal string
 	// Authorize decides whether the authenticated principal may act as
 	// the authorization id the client asked for, and returns the id the
 	// connection gets. Nil means ZooKeeper's client-port rule: always
@@ -69,6 +82,7 @@ type GSSAPIServerFactory struct {
 	principal    types.PrincipalName
 	realm        string
 	defaultRealm string
+	rules        *KerberosNameRules
 	skew         time.Duration
 }
 
@@ -99,6 +113,11 @@ func NewGSSAPIServerFactory(cfg GSSAPIServerConfig) (*GSSAPIServerFactory, error
 			f.skew = krbCfg.LibDefaults.Clockskew
 		}
 	}
+	rules, err := ParseKerberosNameRules(cfg.AuthToLocal, f.defaultRealm)
+	if err != nil {
+		return nil, err
+	}
+	f.rules = rules
 	name, realm, hasRealm := strings.Cut(l.Principal, "@")
 	if !hasRealm {
 		if f.defaultRealm == "" {
@@ -156,10 +175,10 @@ const (
 )
 
 // gssapiServer is one acceptor exchange, in the steps of the JDK's
-// GssKrb5Server: accept the AP-REQ (answering with an AP-REP when the
-// client asked for mutual authentication), then offer the security
-// layers in a wrap token, then read the client's choice and
-// authorization id.
+// GssKrb5Server: accept the AP-REQ; when the client asked for mutual
+// authentication answer with an AP-REP and wait for its empty response,
+// else go on at once; offer the security layers in a wrap token; read
+// the client's choice and authorization id.
 type gssapiServer struct {
 	f       *GSSAPIServerFactory
 	stage   gssapiServerStage
@@ -227,13 +246,16 @@ func (s *gssapiServer) accept(token []byte) ([]byte, error) {
 	if req.Authenticator.SubKey.KeyType != 0 && len(req.Authenticator.SubKey.KeyValue) > 0 {
 		s.key = req.Authenticator.SubKey
 	}
-	s.stage = awaitingEmpty
 	mutual := cksum&gssFlagMutual != 0 || types.IsFlagSet(&req.APOptions, flags.APOptionMutualRequired)
 	if !mutual {
-		// The context is established with no token to send: the JDK
-		// answers with an empty challenge, and the client answers that
-		// with an empty response.
-		return []byte{}, nil
+		// The context is established with no token to send (the JDK's
+		// client asks for no mutual authentication unless
+		// javax.security.sasl.server.authentication is true, and
+		// ZooKeeper does not set it). Our sequence numbers then start at
+		// the initiator's (RFC 4121 4.2.6), and, as the JDK's server does,
+		// the layer offer goes out at once.
+		s.seq = uint64(req.Authenticator.SeqNumber)
+		return s.offerLayers(nil)
 	}
 	seq := randomSeq()
 	s.seq = uint64(seq)
@@ -241,6 +263,7 @@ func (s *gssapiServer) accept(token []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sasl: GSSAPI: %v", err)
 	}
+	s.stage = awaitingEmpty
 	return rep, nil
 }
 
@@ -295,16 +318,22 @@ func (s *gssapiServer) readLayerChoice(response []byte) error {
 		}
 		s.authzID = id
 	} else {
-		id, ok := ShapeAuthorizationID(s.peer, s.f.defaultRealm, s.f.cfg.RemoveHost, s.f.cfg.RemoveRealm)
-		if ok {
+		id, err := ShapeAuthorizationID(s.peer, s.f.rules, s.f.cfg.RemoveHost, s.f.cfg.RemoveRealm)
+		if err == nil {
 			if s.f.cfg.Logf != nil {
 				s.f.cfg.Logf("info", "Setting authorizedID: %s", id)
 			}
 			authz = id
-		} else if s.f.cfg.Logf != nil {
-			// Java's KerberosName finds no auth_to_local rule for a
-			// foreign realm and leaves the authorization id as it was.
-			s.f.cfg.Logf("error", "Failed to set name based on Kerberos authentication rules: no rule applies to %s (default realm %q)", s.peer, s.f.defaultRealm)
+		} else {
+			// No auth_to_local rule applies (by default: a principal of
+			// another realm). Java then keeps whatever authorization id
+			// the client asked for, which would let a cross-realm client
+			// name itself anything; gozk keeps the authenticated
+			// principal instead.
+			if s.f.cfg.Logf != nil {
+				s.f.cfg.Logf("error", "Failed to set name based on Kerberos authentication rules: %v (default realm %q); using the principal as it is", err, s.f.defaultRealm)
+			}
+			authz = s.peer
 		}
 		s.authzID = authz
 	}

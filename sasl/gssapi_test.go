@@ -55,10 +55,10 @@ func newInitiator(t *testing.T, k *kdctest.KDC, name string) *GSSAPIInitiator {
 	return i
 }
 
-// exchange runs a whole SASL exchange the way ZooKeeper's packets carry
+// gssExchange runs a whole SASL exchange the way ZooKeeper's packets carry
 // it: the client's initial response first, then challenge and response
 // until both sides are complete.
-func exchange(c Client, s Server) (rounds int, err error) {
+func gssExchange(c Client, s Server) (rounds int, err error) {
 	resp, err := c.Evaluate(nil)
 	if err != nil {
 		return 0, err
@@ -109,7 +109,7 @@ func TestGSSAPIClientAndServerWithKDC(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, _ := f.NewServer()
-		rounds, err := exchange(c, s)
+		rounds, err := gssExchange(c, s)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.client, err)
 		}
@@ -126,6 +126,31 @@ func TestGSSAPIClientAndServerWithKDC(t *testing.T) {
 		if _, err := s.Evaluate(nil); err == nil {
 			t.Error("Evaluate after completion succeeded")
 		}
+	}
+}
+
+// TestGSSAPIAuthToLocal maps the principal with
+// zookeeper.security.auth_to_local before the host and realm are added
+// back, and refuses bad rules at start.
+func TestGSSAPIAuthToLocal(t *testing.T) {
+	k := kdctest.Start(t)
+	f := newServerFactory(t, k, GSSAPIServerConfig{AuthToLocal: "RULE:[1:$1](client)s/client/cli/ DEFAULT"})
+	for name, want := range map[string]string{kdctest.ClientPrincipal: "cli@EXAMPLE.COM", kdctest.OtherPrincipal: "alice@EXAMPLE.COM"} {
+		c, err := newInitiator(t, k, name).NewClient("zookeeper/localhost")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := f.NewServer()
+		if _, err := gssExchange(c, s); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AuthorizationID(); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	_, err := NewGSSAPIServerFactory(GSSAPIServerConfig{Login: keytabLogin(k, kdctest.ServicePrincipal), Krb5Conf: k.Krb5Conf, AuthToLocal: "RULE:[x:$1]"})
+	if err == nil || !strings.Contains(err.Error(), "zookeeper.security.auth_to_local") {
+		t.Fatalf("bad rules: %v", err)
 	}
 }
 
@@ -152,48 +177,61 @@ func TestGSSAPIServerWithGokrb5Initiator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := spnego.NewKRB5TokenAPREQ(cl, tkt, key, []int{gssapi.ContextFlagInteg}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := tok.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := f.NewServer()
-	chal, err := s.Evaluate(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(chal) != 0 {
-		t.Fatalf("without mutual authentication the first challenge is empty, got %d bytes", len(chal))
-	}
-	offer, err := s.Evaluate(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wt gssapi.WrapToken
-	if err := wt.Unmarshal(offer, true); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
-		t.Fatalf("layer offer does not verify with gokrb5: %v", err)
-	}
-	if len(wt.Payload) != 4 || wt.Payload[0] != layerNone {
-		t.Fatalf("layer offer %x", wt.Payload)
-	}
-	choice, err := gssapi.NewInitiatorWrapToken(layerMessage(layerNone, 0, "someone-else"), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := choice.Marshal()
-	if _, err := s.Evaluate(b); err != nil {
-		t.Fatal(err)
+	run := func() string {
+		tok, err := spnego.NewKRB5TokenAPREQ(cl, tkt, key, []int{gssapi.ContextFlagInteg}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := tok.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tok.APReq.DecryptAuthenticator(key); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := f.NewServer()
+		// Without mutual authentication the layer offer is the first
+		// challenge, numbered from the initiator's sequence number.
+		offer, err := s.Evaluate(first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wt gssapi.WrapToken
+		if err := wt.Unmarshal(offer, true); err != nil {
+			t.Fatal(err)
+		}
+		if wt.SndSeqNum != uint64(tok.APReq.Authenticator.SeqNumber) {
+			t.Errorf("offer's sequence number %d, the initiator's is %d", wt.SndSeqNum, tok.APReq.Authenticator.SeqNumber)
+		}
+		if ok, err := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
+			t.Fatalf("layer offer does not verify with gokrb5: %v", err)
+		}
+		if len(wt.Payload) != 4 || wt.Payload[0] != layerNone {
+			t.Fatalf("layer offer %x", wt.Payload)
+		}
+		choice, err := gssapi.NewInitiatorWrapToken(layerMessage(layerNone, 0, "someone-else"), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := choice.Marshal()
+		if _, err := s.Evaluate(b); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Complete() {
+			t.Fatal("not complete")
+		}
+		return s.AuthorizationID()
 	}
 	// ZooKeeper's rule ignores the requested id: the name comes from
 	// the principal.
-	if !s.Complete() || s.AuthorizationID() != "alice@EXAMPLE.COM" {
-		t.Fatalf("complete %v, id %q", s.Complete(), s.AuthorizationID())
+	if id := run(); id != "alice@EXAMPLE.COM" {
+		t.Errorf("authorization id %q", id)
+	}
+	// For a principal of another realm than the default, Java would
+	// keep the requested id; gozk keeps the principal.
+	f.defaultRealm = "OTHER.ORG"
+	if id := run(); id != "alice@EXAMPLE.COM" {
+		t.Errorf("foreign realm: authorization id %q", id)
 	}
 }
 
@@ -252,8 +290,7 @@ func TestGSSAPIRefusals(t *testing.T) {
 	c, _ := i.NewClient("zookeeper/localhost")
 	s, _ = f.NewServer()
 	resp, _ := c.Evaluate(nil)
-	chal, err := s.Evaluate(resp)
-	if err != nil {
+	if _, err := s.Evaluate(resp); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Evaluate([]byte{1}); err == nil {
@@ -270,6 +307,10 @@ func TestGSSAPIRefusals(t *testing.T) {
 			tok, _ := wrapToken(layerMessage(layerIntegrity, 65536, ""), gc.auth.SubKey, false, false, 7)
 			return tok
 		}, "only 1 (none) was offered"},
+		{"none and integrity", func(gc *gssapiClient, _ []byte) []byte {
+			tok, _ := wrapToken(layerMessage(layerNone|layerIntegrity, 65536, ""), gc.auth.SubKey, false, false, 7)
+			return tok
+		}, "only 1 (none) was offered"},
 		{"from acceptor", func(gc *gssapiClient, _ []byte) []byte {
 			tok, _ := wrapToken(layerMessage(layerNone, 0, ""), gc.auth.SubKey, true, false, 7)
 			return tok
@@ -278,7 +319,7 @@ func TestGSSAPIRefusals(t *testing.T) {
 		c, _ := i.NewClient("zookeeper/localhost")
 		s, _ := f.NewServer()
 		resp, _ := c.Evaluate(nil)
-		chal, err = s.Evaluate(resp)
+		chal, err := s.Evaluate(resp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +367,7 @@ func TestGSSAPIWrongKeys(t *testing.T) {
 	i := newInitiator(t, k, kdctest.ClientPrincipal)
 	c, _ := i.NewClient("zookeeper/localhost")
 	s, _ := old.NewServer()
-	if _, err := exchange(c, s); err == nil || !strings.Contains(err.Error(), "not accepted") {
+	if _, err := gssExchange(c, s); err == nil || !strings.Contains(err.Error(), "not accepted") {
 		t.Fatalf("stale keytab: %v", err)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/sasl"
 )
 
 // connection is the server's state for one client connection. Its fields
@@ -27,6 +28,10 @@ type connection struct {
 	ids       []proto.Id // copy-on-write: requests keep the slice they saw
 	ipID      [1]proto.Id
 	oldClient bool
+	// saslExchange is the connection's SASL exchange, made at its first
+	// SASL packet; like Java's per-connection SaslServer it is never
+	// replaced, so once failed or complete it refuses further tokens.
+	saslExchange sasl.Server
 
 	handshakeStarted bool
 	throttled        atomic.Bool

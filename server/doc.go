@@ -65,4 +65,15 @@
 // (SESSIONEXPIRED, SESSIONMOVED against its owner); the leader expires
 // and reaps for the whole ensemble. snapstream.go writes the SNAP stream
 // of the live tree and reads logged txns for a DIFF from the log.
+//
+// SASL on the client port (sasl.go) follows Java's processSasl: each
+// connection gets one exchange of the mechanism the JAAS Server section
+// selects (package sasl), stepped by opcode-102 packets outside the
+// request pipeline and not counted as session activity. A completed
+// exchange adds sasl:<id> (and super for a zookeeper.superUser); a failed
+// one is answered AuthFailed, or SessionClosedRequireSaslAuth when sasl is
+// enforced, with a null token, and the connection closes unless
+// zookeeper.allowSaslFailedClients keeps it. A JAAS file that cannot be
+// read stops Open, as it stops Java's start-up; a file without the
+// section leaves SASL off.
 package server

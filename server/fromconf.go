@@ -50,6 +50,18 @@ func FromConf(c *conf.Config, logger zerolog.Logger) Config {
 		EnforceAuthEnabled:           c.EnforceAuthEnabled,
 		EnforceAuthSchemes:           c.EnforceAuthSchemes,
 		SessionRequireClientSASLAuth: c.RequireClientSASLAuth,
+		SASLSuperUsers:               c.SASL.SuperUsers,
+		LetAnySASLUserDoX:            c.SASL.LetAnySASLUserDoX,
+	}
+	sc.SASL = SASLConfig{
+		LoginConfig:              c.SASL.LoginConfig,
+		ServerSection:            c.SASL.ServerSection,
+		SuperPassword:            c.SASL.SuperPassword,
+		HasSuperPassword:         c.SASL.HasSuperPassword,
+		RemoveHostFromPrincipal:  c.SASL.RemoveHostFromPrincipal,
+		RemoveRealmFromPrincipal: c.SASL.RemoveRealmFromPrincipal,
+		AllowFailedClients:       c.SASL.AllowFailedClients,
+		Properties:               c.SystemProperty,
 	}
 	sc.FourLetterWhitelist = c.FourLetterWhitelist
 	sc.Logger = logger

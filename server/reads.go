@@ -249,9 +249,7 @@ func (s *Server) executeRead(c *connection, xid int32, op proto.OpCode, body []b
 			c.nc.Close()
 			return
 		}
-		// No SASL is configured: Java answers with a null token and
-		// zxid 0.
-		c.reply(xid, 0, proto.ErrOK, &proto.SetSASLResponse{Token: nil})
+		s.handleSASL(c, xid, req.Token)
 	default:
 		// Java answers an unknown opcode with Unimplemented and zxid -1,
 		// then drops the connection (the session survives).

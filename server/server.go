@@ -17,6 +17,7 @@ import (
 	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/persistence"
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/sasl"
 	"github.com/gozk/gozk/watches"
 )
 
@@ -48,6 +49,7 @@ type Config struct {
 	ForceSync              bool          // zookeeper.forceSync
 	FsyncWarning           time.Duration // fsync.warningthresholdms
 	ACL                    acl.Config    // skipACL, superDigest, providers
+	SASL                   SASLConfig    // SASL on the client port (sasl.go)
 	Logger                 zerolog.Logger
 	// Ensemble makes the server an ensemble member: Open loads the data
 	// but serves no client, prepares no write and expires no session
@@ -108,6 +110,7 @@ type Server struct {
 	tree    *db.Tree
 	watches *watches.Manager
 	acl     *acl.Checker
+	sasl    sasl.ServerFactory // nil: SASL packets get a null token
 	store   *persistence.Store
 	txnLog  *persistence.TxnLog // store.Log()
 	tracker *sessionTracker
@@ -222,12 +225,19 @@ func Open(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Java sets up its SASL login before it loads any data, and a JAAS
+	// file it cannot read stops it there.
+	saslFactory, err := setupSASL(cfg.SASL, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:             cfg,
 		logger:          cfg.Logger,
 		fieldLimit:      jute.FieldLimit(cfg.JuteMaxBuffer, cfg.JuteMaxBufferExtra),
 		watches:         watches.NewManager(),
 		acl:             checker,
+		sasl:            saslFactory,
 		tracker:         newSessionTracker(cfg.TickTime, serverIDOf(cfg)),
 		prepQueue:       newRequestQueue(),
 		finalDone:       make(chan struct{}),
