@@ -283,6 +283,9 @@ type jaasToken struct {
 func (t jaasToken) describe() string {
 	switch t.kind {
 	case tokEOF:
+		if t.text != "" {
+			return "end of file (" + t.text + ")"
+		}
 		return "end of file"
 	case tokWord:
 		return strconv.Quote(t.text)
@@ -389,9 +392,8 @@ func (l *jaasLexer) next() jaasToken {
 				if end < 0 {
 					// Java reads an unclosed comment as the end of
 					// the file.
-					l.line += strings.Count(l.src[l.pos:], "\n")
 					l.pos = len(l.src)
-					return jaasToken{kind: tokEOF, line: l.line}
+					return jaasToken{kind: tokEOF, line: line, text: fmt.Sprintf("the /* comment opened at line %d is never closed", line)}
 				}
 				l.line += countLineEnds(l.src[l.pos : l.pos+end])
 				l.pos += end + 2

@@ -111,7 +111,7 @@ func TestParseJAASErrors(t *testing.T) {
 		{"hash comment", "# x\nS { m required; };", `j:1: expected a section name, found "#"`},
 		{"missing equals", "S { m required a b; };", `j:1: expected '=' after the option key "a", found "b"`},
 		{"lines in block comment", "/*\n\n*/ S { m required a=1; };", `j:3: expected a value for the option "a", found the number 1`},
-		{"unclosed comment in section", "S { m required /* a=b; };", "j:1: expected an option key or ';', found end of file"},
+		{"unclosed comment in section", "S { m required /* a=b;\n };", "j:1: expected an option key or ';', found end of file (the /* comment opened at line 1 is never closed)"},
 		{"bad utf8", "S { m required a=\"\xff\"; };", "j: JAAS configuration is not valid UTF-8"},
 	}
 	for _, c := range cases {

@@ -68,8 +68,8 @@
 //
 // SASL on the client port (sasl.go) follows Java's processSasl: each
 // connection gets one exchange of the mechanism the JAAS Server section
-// selects (package sasl), stepped by opcode-102 packets outside the
-// request pipeline and not counted as session activity. A completed
+// selects (package sasl), stepped by opcode-102 packets answered like
+// reads, in session order, and not counted as session activity. A completed
 // exchange adds sasl:<id> (and super for a zookeeper.superUser); a failed
 // one is answered AuthFailed, or SessionClosedRequireSaslAuth when sasl is
 // enforced, with a null token, and the connection closes unless

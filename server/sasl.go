@@ -1,9 +1,7 @@
 package server
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/rs/zerolog"
 
@@ -59,10 +57,8 @@ func setupSASL(cfg SASLConfig, logger zerolog.Logger) (sasl.ServerFactory, error
 	props := sasl.WithJavaDefaults(cfg.Properties)
 	jaas, path, err := sasl.LoadJAAS(cfg.LoginConfig, props)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			logger.Error().Str("file", path).Str("section", section).Msg("the JAAS configuration file (java.security.auth.login.config) does not exist; the server does not start, as Java's")
-		}
-		return nil, fmt.Errorf("no JAAS configuration section named '%s' could be read from '%s' (java.security.auth.login.config): %w", section, cfg.LoginConfig, err)
+		logger.Error().Str("file", path).Str("section", section).Err(err).Msg("cannot read the JAAS configuration (java.security.auth.login.config); the server does not start, as Java's does not")
+		return nil, fmt.Errorf("java.security.auth.login.config: %w (the server cannot log in with its JAAS section %q)", err, section)
 	}
 	sec, ok := jaas.Section(section)
 	if !ok {
@@ -146,7 +142,8 @@ func (s *Server) handleSASL(c *connection, xid int32, token []byte) {
 		} else {
 			s.logger.Warn().Stringer("remote", c.nc.RemoteAddr()).Msg("closing the client connection after its SASL authentication failure")
 		}
-		s.mon.stats.authFailed.Add(1)
+		// Not counted in auth_failed_count: Java counts only failed TLS
+		// handshakes there.
 		s.replySASLFailure(c, xid, code)
 		c.nc.CloseAfterFlush()
 		return
