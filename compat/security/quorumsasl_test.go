@@ -20,6 +20,7 @@ import (
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javazk"
 	"github.com/gozk/gozk/compat/zkwire"
+	"github.com/gozk/gozk/internal/kdctest"
 )
 
 // The quorum SASL interop tests run ensembles of Java 3.8.0 and gozk
@@ -68,14 +69,26 @@ type qsMember struct {
 	servers                  *[]string // every member's server.N line
 	settings                 []string  // this member's quorum.auth lines
 	jaas                     string    // the JAAS file it starts with
+	flags                    []string  // more -D flags
 	mu                       sync.Mutex
 	cmd                      *exec.Cmd
 	exited                   chan struct{}
 }
 
 // qsEnsemble lays out members of the given kinds (server 1 first), all
-// with the JAAS file whose learner password is right.
+// with the DIGEST-MD5 JAAS file whose learner password is right.
 func qsEnsemble(t *testing.T, kinds ...qsKind) []*qsMember {
+	t.Helper()
+	ms := qsEnsembleOn(t, "127.0.0.1", kinds...)
+	good := qsWriteJAAS(t, filepath.Dir(ms[0].dir), "jaas.conf", "quorum-secret")
+	for _, m := range ms {
+		m.jaas = good
+	}
+	return ms
+}
+
+// qsEnsembleOn lays out members whose server.N lines name host.
+func qsEnsembleOn(t *testing.T, host string, kinds ...qsKind) []*qsMember {
 	t.Helper()
 	for _, k := range kinds {
 		if k == qsJava {
@@ -88,7 +101,6 @@ func qsEnsemble(t *testing.T, kinds ...qsKind) []*qsMember {
 		}
 	}
 	root := t.TempDir()
-	good := qsWriteJAAS(t, root, "jaas.conf", "quorum-secret")
 	used := map[int]bool{}
 	port := func() int {
 		for {
@@ -105,7 +117,7 @@ func qsEnsemble(t *testing.T, kinds ...qsKind) []*qsMember {
 	servers := new([]string)
 	var ms []*qsMember
 	for i, k := range kinds {
-		m := &qsMember{t: t, id: int64(i + 1), kind: k, quorum: port(), election: port(), client: port(), servers: servers, jaas: good}
+		m := &qsMember{t: t, id: int64(i + 1), kind: k, quorum: port(), election: port(), client: port(), servers: servers}
 		m.dir = filepath.Join(root, fmt.Sprintf("%s%d", k, m.id))
 		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
 		m.logPath = filepath.Join(m.dir, "server.log")
@@ -113,14 +125,14 @@ func qsEnsemble(t *testing.T, kinds ...qsKind) []*qsMember {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(m.dir, "data", "myid"), []byte(strconv.FormatInt(m.id, 10)+"\n"), 0o644)
-		*servers = append(*servers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", m.id, m.quorum, m.election))
+		*servers = append(*servers, fmt.Sprintf("server.%d=%s:%d:%d", m.id, host, m.quorum, m.election))
 		ms = append(ms, m)
 	}
 	t.Cleanup(func() {
 		for _, m := range ms {
 			m.kill()
 			if t.Failed() {
-				t.Logf("log of %v, last lines:\n%s", m, qsTail(m.log(), 40))
+				t.Logf("log of %v, last lines:\n%s", m, qsTail(m.log(), 60))
 			}
 		}
 	})
@@ -148,7 +160,7 @@ func (m *qsMember) start(settings ...string) {
 	if err := os.WriteFile(m.cfgPath, []byte(text), 0o644); err != nil {
 		m.t.Fatal(err)
 	}
-	jaasFlag := "-Djava.security.auth.login.config=" + m.jaas
+	flags := append([]string{"-Djava.security.auth.login.config=" + m.jaas}, m.flags...)
 	var cmd *exec.Cmd
 	switch m.kind {
 	case qsJava:
@@ -162,7 +174,8 @@ func (m *qsMember) start(settings ...string) {
 		}
 		cmd = exec.Command(inst.Java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms32m", "-Xmx256m",
 			"-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-			"-Dorg.slf4j.simpleLogger.showDateTime=true", jaasFlag,
+			"-Dorg.slf4j.simpleLogger.showDateTime=true")
+		cmd.Args = append(append(cmd.Args, flags...),
 			"-cp", strings.Join(cp, string(os.PathListSeparator)), javazk.QuorumMainClass, m.cfgPath)
 	case qsGozk:
 		bin, err := gozkproc.Binary()
@@ -170,7 +183,7 @@ func (m *qsMember) start(settings ...string) {
 			m.t.Fatal(err)
 		}
 		cmd = exec.Command(bin, "server", "--config", m.cfgPath)
-		cmd.Env = append(qsWithoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"), "SERVER_JVMFLAGS="+jaasFlag)
+		cmd.Env = append(qsWithoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"), "SERVER_JVMFLAGS="+strings.Join(flags, " "))
 	}
 	logFile, err := os.OpenFile(m.logPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
@@ -265,7 +278,7 @@ func (m *qsMember) waitServing(modes ...string) string {
 			}
 		}
 		if m.exitedEarly() {
-			m.t.Fatalf("%v ended by itself:\n%s", m, qsTail(m.log(), 40))
+			m.t.Fatalf("%v ended by itself:\n%s", m, qsTail(m.log(), 60))
 		}
 		if time.Now().After(deadline) {
 			m.t.Fatalf("%v is %q after %v, want %v", m, mode, qsWait, modes)
@@ -482,5 +495,41 @@ func TestQuorumSASLRollout(t *testing.T) {
 	}
 	qsIdenticalTrees(t, ms...)
 	ms[1].waitLog(qsGozkAuthenticated)
+	ms[0].waitLog(qsJavaAuthenticated)
+}
+
+// TestQuorumSASLMixedKerberos: Java servers 1 and 2 and gozk server 3
+// requiring Kerberos against a private KDC, every member logging in as
+// zkquorum/localhost from one JAAS file, the server lines naming
+// localhost (a principal's host must be a server of the ensemble): gozk
+// 3 leads Java followers that authenticated with GSSAPI, and the reverse.
+func TestQuorumSASLMixedKerberos(t *testing.T) {
+	kdc := kdctest.Start(t)
+	ms := qsEnsembleOn(t, "localhost", qsJava, qsJava, qsGozk)
+	kt := kdc.Keytab(kdctest.QuorumPrincipal)
+	jaas := filepath.Join(filepath.Dir(ms[0].dir), "krb-jaas.conf")
+	entry := fmt.Sprintf(`    com.sun.security.auth.module.Krb5LoginModule required
+    useKeyTab=true keyTab="%s" storeKey=true useTicketCache=false
+    principal="%s";`, kt, kdctest.Principal(kdctest.QuorumPrincipal))
+	text := "QuorumServer {\n" + entry + "\n};\nQuorumLearner {\n" + entry + "\n};\n"
+	if err := os.WriteFile(jaas, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		m.jaas = jaas
+		m.flags = []string{"-Djava.security.krb5.conf=" + kdc.Krb5Conf}
+	}
+	ms[2].start(qsRequireAll...)
+	ms[0].start(qsRequireAll...)
+	qsLeader(t, ms[0], ms[2])
+	ms[1].start(qsRequireAll...)
+	if leader := qsLeader(t, ms...); leader != ms[2] {
+		t.Fatalf("%v leads, want the gozk server 3", leader)
+	}
+	qsWriteThrough(t, "kerberos", ms...)
+	qsIdenticalTrees(t, ms...)
+	ms[2].waitLog("mechanism=GSSAPI")
+	ms[2].waitLog("quorum learner authenticated with SASL")
+	ms[2].waitLog(qsGozkAuthenticated)
 	ms[0].waitLog(qsJavaAuthenticated)
 }
