@@ -2,10 +2,13 @@ package peer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +19,9 @@ import (
 	"github.com/gozk/gozk/internal/kdctest"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
+	"github.com/gozk/gozk/quorum/electionport"
+	"github.com/gozk/gozk/quorum/quorumauth"
+	"github.com/gozk/gozk/sasl"
 	"github.com/gozk/gozk/server"
 )
 
@@ -34,8 +40,7 @@ QuorumLearner {
 };
 `
 
-// writeJAAS writes a DIGEST-MD5 JAAS file whose learner uses password
-// and returns the -D flag naming it.
+// writeJAAS writes a JAAS file and returns the -D flag naming it.
 func writeJAAS(t *testing.T, dir, name, text string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -85,21 +90,21 @@ type saslMember struct {
 }
 
 type logLines struct {
-	mu    chan struct{}
+	mu    sync.Mutex
 	lines strings.Builder
 }
 
-func newLogLines() *logLines { l := &logLines{mu: make(chan struct{}, 1)}; return l }
+func newLogLines() *logLines { return &logLines{} }
 
 func (l *logLines) Write(p []byte) (int, error) {
-	l.mu <- struct{}{}
-	defer func() { <-l.mu }()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return l.lines.Write(p)
 }
 
 func (l *logLines) String() string {
-	l.mu <- struct{}{}
-	defer func() { <-l.mu }()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return l.lines.String()
 }
 
@@ -284,8 +289,10 @@ func TestQuorumSASLRollout(t *testing.T) {
 			writeThroughEach(t, ms, fmt.Sprintf("step%d-member%d", s, i+1))
 		}
 	}
+	// Since its last start, each member took part in an exchange, on one
+	// side or the other.
 	for _, m := range ms {
-		waitLog(t, m, "quorum learner authenticated with SASL")
+		waitLog(t, m, "with SASL")
 	}
 }
 
@@ -331,4 +338,32 @@ QuorumLearner {
 	waitRoles(t, gozkMembers(ms)...)
 	writeThroughEach(t, ms, "kerberos")
 	waitLog(t, ms[0], `"mechanism":"GSSAPI"`)
+}
+
+// TestQuorumSASLElectionAuthenticatesToVotersOnly: as Java looks the
+// peer up in the voting view, a server opening an election connection
+// authenticates to voters and not to observers.
+func TestQuorumSASLElectionAuthenticatesToVotersOnly(t *testing.T) {
+	e := newSASLEnsemble(t, 3, "127.0.0.1")
+	e.servers[2] += ":observer"
+	c, err := conf.Load(e.configure(t, 1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	l := &quorumauth.Learner{Require: true, NewSASL: func(host string) (sasl.Client, error) {
+		asked = append(asked, host)
+		return nil, errors.New("no mechanism here")
+	}}
+	var pc electionport.Config
+	authenticateElection(&pc, c, &quorumauth.Server{}, l)
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if err := pc.AuthLearner(a, 2); err == nil || len(asked) != 1 || asked[0] != "127.0.0.1" {
+		t.Fatalf("to voter 2: %v, asked %v", err, asked)
+	}
+	if err := pc.AuthLearner(a, 3); err != nil || len(asked) != 1 {
+		t.Fatalf("to observer 3: %v, asked %v", err, asked)
+	}
 }
