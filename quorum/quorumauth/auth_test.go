@@ -345,3 +345,41 @@ func TestLearnerNeedsSuccessAfterCompleting(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExchange feeds whatever bytes to both sides as what their peer
+// sends: neither may panic, read a token over the bound, or hang (the
+// input ends), and a server requiring SASL admits nobody who has not
+// completed the exchange.
+func FuzzExchange(f *testing.F) {
+	f.Add(append(AppendPacket(nil, InProgress, []byte{}), AppendPacket(nil, InProgress, []byte("learner:secret:nonce"))...))
+	f.Add(append(AppendPacket(nil, InProgress, []byte("nonce")), AppendPacket(nil, Success, []byte("ok:learner"))...))
+	f.Add([]byte{0, 0, 0, 40, 0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var completed bool
+		s := toyAuthServer(true)
+		s.NewSASL = func() (sasl.Server, error) {
+			return &completionSpy{Server: &toyServer{users: map[string]string{"learner": "secret"}}, done: &completed}, nil
+		}
+		err := s.Authenticate(io.Discard, bufio.NewReader(bytes.NewReader(b)), "learner")
+		if err == nil && !completed {
+			t.Fatalf("admitted without completing: %x", b)
+		}
+		rw := struct {
+			io.Reader
+			io.Writer
+		}{bytes.NewReader(b), io.Discard}
+		toyLearner(true, "secret").Authenticate(rw, "localhost", "server")
+	})
+}
+
+// completionSpy records whether its mechanism completed.
+type completionSpy struct {
+	sasl.Server
+	done *bool
+}
+
+func (c *completionSpy) Evaluate(resp []byte) ([]byte, error) {
+	out, err := c.Server.Evaluate(resp)
+	*c.done = c.Server.Complete()
+	return out, err
+}
