@@ -34,9 +34,9 @@ type quorumPort struct {
 	held    []heldConn
 	deliver func(net.Conn) // set while leading
 	closed  bool
-	// admitting counts the connections being authenticated, at most
-	// maxHeld.
-	admitting int
+	// admitting are the connections being authenticated, at most
+	// maxHeld; close closes them too.
+	admitting map[net.Conn]bool
 }
 
 type heldConn struct {
@@ -69,9 +69,17 @@ func (p *quorumPort) acceptLoop() {
 		}
 		if p.auth != nil {
 			p.mu.Lock()
-			busy := p.admitting >= maxHeld
+			busy := len(p.admitting) >= maxHeld
+			if p.closed {
+				p.mu.Unlock()
+				conn.Close()
+				continue
+			}
 			if !busy {
-				p.admitting++
+				if p.admitting == nil {
+					p.admitting = map[net.Conn]bool{}
+				}
+				p.admitting[conn] = true
 			}
 			p.mu.Unlock()
 			if busy {
@@ -90,14 +98,20 @@ func (p *quorumPort) acceptLoop() {
 func (p *quorumPort) admit(conn net.Conn) {
 	defer func() {
 		p.mu.Lock()
-		p.admitting--
+		delete(p.admitting, conn)
 		p.mu.Unlock()
 	}()
 	conn.SetDeadline(time.Now().Add(p.maxWait))
 	r := bufio.NewReader(conn)
 	if err := p.auth.Authenticate(conn, r, conn.RemoteAddr().String()); err != nil {
-		p.log.Error().Err(err).Str("learner", conn.RemoteAddr().String()).Msg("closing a quorum port connection: quorum authentication failed")
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
 		conn.Close()
+		if closed {
+			return // the port closed it
+		}
+		p.log.Error().Err(err).Str("learner", conn.RemoteAddr().String()).Msg("closing a quorum port connection: quorum authentication failed")
 		return
 	}
 	conn.SetDeadline(time.Time{})
@@ -176,6 +190,9 @@ func (p *quorumPort) close() {
 		h.conn.Close()
 	}
 	p.held = nil
+	for conn := range p.admitting {
+		conn.Close()
+	}
 	p.mu.Unlock()
 	p.ln.Close()
 }
