@@ -367,3 +367,25 @@ func TestQuorumSASLElectionAuthenticatesToVotersOnly(t *testing.T) {
 		t.Fatalf("to observer 3: %v, asked %v", err, asked)
 	}
 }
+
+// TestQuorumSASLObserver: an observer (the largest id, as usual)
+// requiring SASL authenticates to the voters on its election connections
+// and to its leader, and serves.
+func TestQuorumSASLObserver(t *testing.T) {
+	e := newSASLEnsemble(t, 3, "127.0.0.1")
+	e.servers[2] += ":observer"
+	flags := writeJAAS(t, e.root, "jaas.conf", fmt.Sprintf(digestJAAS, "test"))
+	m1 := startSASLMember(t, e.configure(t, 1, requireAll...), flags)
+	m2 := startSASLMember(t, e.configure(t, 2, requireAll...), flags)
+	m3 := startSASLMember(t, e.configure(t, 3, append([]string{"peerType=observer"}, requireAll...)...), flags)
+	waitRoles(t, m1.gozkMember, m2.gozkMember)
+	deadline := time.Now().Add(60 * time.Second)
+	for !(m3.srv.Role() == server.RoleObserver && m3.srv.Serving()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the observer does not serve: %s\n%s", m3.srv.PeerState(), m3.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitLog(t, m3, "authenticated to a quorum server with SASL")
+	writeThroughEach(t, []*saslMember{m1, m2, m3}, "observed")
+}
