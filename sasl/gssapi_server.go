@@ -35,9 +35,9 @@ func buildGSSAPIServer(entry JAASEntry, opts ServerOptions) (ServerFactory, erro
 	}
 	login, err := Krb5LoginFromEntry(name, entry)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("GSSAPI: %w", err)
 	}
-	return NewGSSAPIServerFactory(GSSAPIServerConfig{
+	f, err := NewGSSAPIServerFactory(GSSAPIServerConfig{
 		Login:       login,
 		Krb5Conf:    Krb5ConfPath(opts.Property),
 		RemoveHost:  opts.RemoveHostFromPrincipal,
@@ -45,6 +45,12 @@ func buildGSSAPIServer(entry JAASEntry, opts ServerOptions) (ServerFactory, erro
 		AuthToLocal: property(opts.Property, AuthToLocalProperty),
 		Logf:        opts.Logf,
 	})
+	if err != nil {
+		// Name the mechanism: the caller's message names the section
+		// and the login module, not what they select.
+		return nil, fmt.Errorf("GSSAPI: %w", err)
+	}
+	return f, nil
 }
 
 // GSSAPIServerConfig is the acceptor's side of GSSAPI.

@@ -249,3 +249,24 @@ func FuzzGSSAPIServerTokens(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKerberosNameRules: rule text from the configuration and names from
+// tickets must never panic, and a short name never contains '/' or '@'.
+func FuzzKerberosNameRules(f *testing.F) {
+	f.Add(`RULE:[1:$1@$0](.*@OTHER\.ORG)s/@.*// DEFAULT`, "bob@OTHER.ORG")
+	f.Add(`RULE:[2:$2$1$0]s/(.)/$1$1/g`, "a/b@R")
+	f.Add("DEFAULT", "zk/host@EXAMPLE.COM")
+	f.Fuzz(func(t *testing.T, spec, name string) {
+		rules, err := ParseKerberosNameRules(spec, "EXAMPLE.COM")
+		if err != nil {
+			return
+		}
+		n, err := ParseKerberosName(name)
+		if err != nil {
+			return
+		}
+		if short, err := rules.ShortName(n); err == nil && strings.ContainsAny(short, "/@") && (n.Host != "" || n.Realm != "") {
+			t.Fatalf("%q from %q by %q", short, name, spec)
+		}
+	})
+}

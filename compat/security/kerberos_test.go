@@ -73,15 +73,15 @@ func (e *kerberosEnv) serverProps(extra map[string]string) map[string]string {
 	return p
 }
 
-// backend is one server under test, addressed as "localhost:<port>" so
+// krbBackend is one server under test, addressed as "localhost:<port>" so
 // that clients ask for a ticket to zookeeper/localhost.
-type backend struct {
+type krbBackend struct {
 	name string
 	addr string
 	log  func() string
 }
 
-func startBackends(t *testing.T, e *kerberosEnv, extra map[string]string) []backend {
+func startKrbBackends(t *testing.T, e *kerberosEnv, extra map[string]string) []krbBackend {
 	t.Helper()
 	props := e.serverProps(extra)
 	js := javazk.Start(t, javazk.Options{SystemProperties: props, Log: true})
@@ -90,7 +90,7 @@ func startBackends(t *testing.T, e *kerberosEnv, extra map[string]string) []back
 		flags = append(flags, "-D"+k+"="+v)
 	}
 	g := gozkproc.Start(t, gozkproc.Options{Env: []string{"SERVER_JVMFLAGS=" + strings.Join(flags, " ")}})
-	return []backend{
+	return []krbBackend{
 		{"java", fmt.Sprintf("localhost:%d", js.Port), func() string { b, _ := os.ReadFile(js.LogPath); return string(b) }},
 		{"gozk", fmt.Sprintf("localhost:%d", g.Port), g.Log},
 	}
@@ -108,11 +108,16 @@ func (e *kerberosEnv) compileProbe(t *testing.T) *javaprog.Program {
 
 // javaCmd runs the probe with the realm's JAAS file and krb5.conf.
 func (e *kerberosEnv) javaCmd(ctx context.Context, p *javaprog.Program, args ...string) *exec.Cmd {
+	return e.javaCmdWith(ctx, p, nil, args...)
+}
+
+// javaCmdWith adds JVM flags (-D) before the main class.
+func (e *kerberosEnv) javaCmdWith(ctx context.Context, p *javaprog.Program, flags []string, args ...string) *exec.Cmd {
 	jvm := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
 		"-Djava.security.auth.login.config=" + e.jaas,
 		"-Djava.security.krb5.conf=" + e.kdc.Krb5Conf,
-		"-Dzookeeper.sasl.client.canonicalize.hostname=false",
-		"-cp", strings.Join(p.Classpath, ":"), p.Main}
+		"-Dzookeeper.sasl.client.canonicalize.hostname=false"}
+	jvm = append(append(jvm, flags...), "-cp", strings.Join(p.Classpath, ":"), p.Main)
 	cmd := exec.CommandContext(ctx, p.Java, append(jvm, args...)...)
 	cmd.Env = os.Environ()
 	return cmd
@@ -132,10 +137,10 @@ func (e *kerberosEnv) runJavaZK(t *testing.T, section, addr, path, aclID string)
 	if err != nil {
 		t.Fatalf("java zk %s %s: %v\n%s", addr, path, err, out)
 	}
-	return probeLines(string(out))
+	return krbProbeLines(string(out))
 }
 
-func probeLines(out string) []string {
+func krbProbeLines(out string) []string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
 		for _, p := range []string{"EVENT ", "WHOAMI", "CREATE ", "READ ", "START ", "SASL failed"} {
@@ -147,10 +152,10 @@ func probeLines(out string) []string {
 	return lines
 }
 
-// kazooScript authenticates with GSSAPI through kazoo, then creates the
+// krbKazooScript authenticates with GSSAPI through kazoo, then creates the
 // path with a sasl ACL or reads it, and prints the outcome as the Java
 // probe does.
-const kazooScript = `
+const krbKazooScript = `
 import sys
 from kazoo.client import KazooClient
 from kazoo.security import make_acl
@@ -183,7 +188,7 @@ func (e *kerberosEnv) runKazoo(t *testing.T, name, addr, path, aclID string) []s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), krbLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-c", kazooScript, addr, kdctest.Principal(name), path, aclID)
+	cmd := exec.CommandContext(ctx, py, "-c", krbKazooScript, addr, kdctest.Principal(name), path, aclID)
 	cmd.Env = append(append(os.Environ(), e.kdc.Env()...),
 		"KRB5_CLIENT_KTNAME="+e.kdc.Keytab(name),
 		"KRB5CCNAME=FILE:"+filepath.Join(t.TempDir(), "ccache"))
@@ -191,10 +196,10 @@ func (e *kerberosEnv) runKazoo(t *testing.T, name, addr, path, aclID string) []s
 	if err != nil {
 		t.Fatalf("kazoo %s %s: %v\n%s", addr, path, err, out)
 	}
-	return probeLines(string(out))
+	return krbProbeLines(string(out))
 }
 
-func expectLines(t *testing.T, what string, got []string, want ...string) {
+func expectKrb(t *testing.T, what string, got []string, want ...string) {
 	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
@@ -208,31 +213,31 @@ func expectLines(t *testing.T, what string, got []string, want ...string) {
 func TestKerberosClientsOnBothServers(t *testing.T) {
 	e := startKerberos(t)
 	e.compileProbe(t)
-	for _, b := range startBackends(t, e, nil) {
+	for _, b := range startKrbBackends(t, e, nil) {
 		t.Run(b.name, func(t *testing.T) {
-			expectLines(t, "java client creates",
+			expectKrb(t, "java client creates",
 				e.runJavaZK(t, "Client", b.addr, "/krb-java", "client@EXAMPLE.COM"),
 				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "CREATE ok")
-			expectLines(t, "java client reads its node",
+			expectKrb(t, "java client reads its node",
 				e.runJavaZK(t, "Client", b.addr, "/krb-java", "-"),
 				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "READ ok")
-			expectLines(t, "another principal reads it",
+			expectKrb(t, "another principal reads it",
 				e.runJavaZK(t, "Alice", b.addr, "/krb-java", "-"),
 				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ NOAUTH")
-			expectLines(t, "kazoo reads the java client's node",
+			expectKrb(t, "kazoo reads the java client's node",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-java", "-"),
 				"START ok", "READ ok")
-			expectLines(t, "kazoo creates",
+			expectKrb(t, "kazoo creates",
 				e.runKazoo(t, kdctest.OtherPrincipal, b.addr, "/krb-kazoo", "alice@EXAMPLE.COM"),
 				"START ok", "CREATE ok")
-			expectLines(t, "java client as alice reads kazoo's node",
+			expectKrb(t, "java client as alice reads kazoo's node",
 				e.runJavaZK(t, "Alice", b.addr, "/krb-kazoo", "-"),
 				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ ok")
-			expectLines(t, "kazoo as client reads alice's node",
+			expectKrb(t, "kazoo as client reads alice's node",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-kazoo", "-"),
 				"START ok", "READ NOAUTH")
 			if t.Failed() {
-				t.Logf("server log:\n%s", tail(b.log(), 6000))
+				t.Logf("server log:\n%s", krbTail(b.log(), 6000))
 			}
 		})
 	}
@@ -256,16 +261,16 @@ func TestKerberosNameShaping(t *testing.T) {
 		// at spaces).
 		{map[string]string{"zookeeper.security.auth_to_local": "RULE:[2:$1](zkquorum)s/zk/ZK/"}, "ZKquorum/localhost@EXAMPLE.COM"},
 	} {
-		for _, b := range startBackends(t, e, tc.props) {
+		for _, b := range startKrbBackends(t, e, tc.props) {
 			t.Run(b.name+"/"+tc.id, func(t *testing.T) {
-				expectLines(t, "java client",
+				expectKrb(t, "java client",
 					e.runJavaZK(t, "HostClient", b.addr, "/shaped", tc.id),
 					"EVENT SaslAuthenticated", "WHOAMI sasl:"+tc.id+" ip:127.0.0.1", "CREATE ok")
-				expectLines(t, "kazoo as the same principal",
+				expectKrb(t, "kazoo as the same principal",
 					e.runKazoo(t, kdctest.QuorumPrincipal, b.addr, "/shaped", "-"),
 					"START ok", "READ ok")
 				if t.Failed() {
-					t.Logf("server log:\n%s", tail(b.log(), 6000))
+					t.Logf("server log:\n%s", krbTail(b.log(), 6000))
 				}
 			})
 		}
@@ -278,38 +283,38 @@ func TestKerberosNameShaping(t *testing.T) {
 func TestKerberosStaleServiceKey(t *testing.T) {
 	e := startKerberos(t)
 	e.compileProbe(t)
-	backends := startBackends(t, e, nil)
+	backends := startKrbBackends(t, e, nil)
 	if _, err := e.kdc.Kadmin("ktadd -k " + filepath.Join(e.kdc.Dir, "rekeyed.keytab") + " " + kdctest.ServicePrincipal); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			expectLines(t, "java client",
+			expectKrb(t, "java client",
 				e.runJavaZK(t, "Client", b.addr, "/stale", "-"),
 				"EVENT AuthFailed")
-			expectLines(t, "kazoo",
+			expectKrb(t, "kazoo",
 				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/stale", "-"),
 				"START ok", "SASL failed")
 			if t.Failed() {
-				t.Logf("server log:\n%s", tail(b.log(), 6000))
+				t.Logf("server log:\n%s", krbTail(b.log(), 6000))
 			}
 		})
 	}
 }
 
-// tokenPeer exchanges "TOKEN <base64>" lines with the probe.
-type tokenPeer struct {
+// krbTokenPeer exchanges "TOKEN <base64>" lines with the probe.
+type krbTokenPeer struct {
 	in  io.Writer
 	out *bufio.Scanner
 	log *strings.Builder
 }
 
-func (p *tokenPeer) send(b []byte) {
+func (p *krbTokenPeer) send(b []byte) {
 	fmt.Fprintf(p.in, "TOKEN %s\n", base64.StdEncoding.EncodeToString(b))
 }
 
 // next returns the probe's next TOKEN (or DONE line).
-func (p *tokenPeer) next() (tok []byte, done string, err error) {
+func (p *krbTokenPeer) next() (tok []byte, done string, err error) {
 	for p.out.Scan() {
 		l := p.out.Text()
 		p.log.WriteString(l + "\n")
@@ -324,12 +329,12 @@ func (p *tokenPeer) next() (tok []byte, done string, err error) {
 	return nil, "", fmt.Errorf("the probe ended:\n%s", p.log.String())
 }
 
-func (e *kerberosEnv) startProbe(t *testing.T, args ...string) *tokenPeer {
+func (e *kerberosEnv) startProbe(t *testing.T, flags []string, args ...string) *krbTokenPeer {
 	t.Helper()
 	p := e.compileProbe(t)
 	ctx, cancel := context.WithTimeout(context.Background(), krbLimit)
 	t.Cleanup(cancel)
-	cmd := e.javaCmd(ctx, p, args...)
+	cmd := e.javaCmdWith(ctx, p, flags, args...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	log := &strings.Builder{}
@@ -340,7 +345,7 @@ func (e *kerberosEnv) startProbe(t *testing.T, args ...string) *tokenPeer {
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	return &tokenPeer{in: in, out: sc, log: log}
+	return &krbTokenPeer{in: in, out: sc, log: log}
 }
 
 // TestKerberosJDKSaslClientAgainstGozk runs the JDK's GssKrb5Client
@@ -356,7 +361,7 @@ func TestKerberosJDKSaslClientAgainstGozk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peer := e.startProbe(t, "saslclient", "Client", "zookeeper", "localhost")
+	peer := e.startProbe(t, nil, "saslclient", "Client", "zookeeper", "localhost")
 	s, _ := f.NewServer()
 	for i := 0; !s.Complete(); i++ {
 		if i > 5 {
@@ -400,43 +405,51 @@ func TestKerberosGozkClientAgainstJDKServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ini.Close()
-	peer := e.startProbe(t, "saslserver", "Server", "zookeeper", "localhost")
-	c, err := ini.NewClient(sasl.ServerPrincipalForHost("zookeeper/_HOST@EXAMPLE.COM", "LocalHost"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Evaluate(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; ; i++ {
-		if i > 5 {
-			t.Fatal("no end after 5 rounds")
-		}
-		peer.send(resp)
-		chal, done, err := peer.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if done != "" {
-			if !c.Complete() {
-				t.Fatalf("the JDK server is done (%s), the client is not", done)
+	e.compileProbe(t)
+	// The JDK's acceptor sends a subkey of its own in the AP-REP only
+	// with sun.security.krb5.acceptor.subkey=true; the client must then
+	// check the wrap tokens with it.
+	for _, flags := range [][]string{nil, {"-Dsun.security.krb5.acceptor.subkey=true"}} {
+		t.Run(strings.Join(append([]string{"default"}, flags...), " "), func(t *testing.T) {
+			peer := e.startProbe(t, flags, "saslserver", "Server", "zookeeper", "localhost")
+			c, err := ini.NewClient(sasl.ServerPrincipalForHost("zookeeper/_HOST@EXAMPLE.COM", "LocalHost"))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if done != "zkquorum/localhost@EXAMPLE.COM" {
-				t.Errorf("JDK's authorization id %q", done)
+			resp, err := c.Evaluate(nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(peer.log.String(), "AUTHENTICATED zkquorum/localhost@EXAMPLE.COM AS zkquorum/localhost@EXAMPLE.COM") {
-				t.Errorf("JDK callback:\n%s", peer.log)
+			for i := 0; ; i++ {
+				if i > 5 {
+					t.Fatal("no end after 5 rounds")
+				}
+				peer.send(resp)
+				chal, done, err := peer.next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if done != "" {
+					if !c.Complete() {
+						t.Fatalf("the JDK server is done (%s), the client is not", done)
+					}
+					if done != "zkquorum/localhost@EXAMPLE.COM" {
+						t.Errorf("JDK's authorization id %q", done)
+					}
+					if !strings.Contains(peer.log.String(), "AUTHENTICATED zkquorum/localhost@EXAMPLE.COM AS zkquorum/localhost@EXAMPLE.COM") {
+						t.Errorf("JDK callback:\n%s", peer.log)
+					}
+					return
+				}
+				if resp, err = c.Evaluate(chal); err != nil {
+					t.Fatalf("round %d: %v\n%s", i, err, peer.log)
+				}
 			}
-			return
-		}
-		if resp, err = c.Evaluate(chal); err != nil {
-			t.Fatalf("round %d: %v\n%s", i, err, peer.log)
-		}
+		})
 	}
 }
 
-func tail(s string, n int) string {
+func krbTail(s string, n int) string {
 	if len(s) > n {
 		return s[len(s)-n:]
 	}
