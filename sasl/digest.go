@@ -155,6 +155,11 @@ func authError(format string, args ...any) error {
 	return fmt.Errorf("%w: DIGEST-MD5: %s", ErrAuthentication, fmt.Sprintf(format, args...))
 }
 
+// uncaughtError is a refusal the JDK reports with an unchecked exception.
+func uncaughtError(format string, args ...any) error {
+	return fmt.Errorf("%w: DIGEST-MD5: %s (%w)", ErrAuthentication, fmt.Sprintf(format, args...), ErrUncaught)
+}
+
 func (s *digestServer) Evaluate(response []byte) ([]byte, error) {
 	if len(response) > maxDigestResponse {
 		s.step = 0
@@ -216,8 +221,10 @@ func (s *digestServer) validate(response []byte) ([]byte, error) {
 		return nil, authError("incompatible charset %q (only utf-8)", cs)
 	}
 	if mb, ok := d.get("maxbuf"); ok {
-		if n, err := strconv.ParseInt(mb, 10, 32); err != nil || n < 0 || !isDigits(mb) {
-			return nil, authError("maxbuf %q is not a number", mb)
+		// Integer.parseInt: an optional sign and decimal digits that fit
+		// in 32 bits; anything else makes the JDK throw.
+		if _, err := strconv.ParseInt(mb, 10, 32); err != nil {
+			return nil, uncaughtError("maxbuf %q is not a number", mb)
 		}
 	}
 	username, ok := d.get("username")
@@ -292,7 +299,9 @@ func (s *digestServer) validate(response []byte) ([]byte, error) {
 	}
 	id, err := shapeAuthenticationID(username, s.f.cfg.RemoveHostFromPrincipal, s.f.cfg.RemoveRealmFromPrincipal)
 	if err != nil {
-		return nil, authError("%v", err)
+		// Java's KerberosName throws IllegalArgumentException from the
+		// callback handler.
+		return nil, uncaughtError("%v", err)
 	}
 	shownAuthzid := username
 	if hasAuthzid {

@@ -202,6 +202,7 @@ func TestDigestRoundTrip(t *testing.T) {
 		user, pass, authzid string
 		wantID              string
 		wantErr             string
+		uncaught            bool
 	}{
 		{name: "ok", user: "bob", pass: "bobsecret", wantID: "bob"},
 		{name: "authzid is not the identity", user: "bob", pass: "bobsecret", authzid: "super", wantID: "bob"},
@@ -212,7 +213,7 @@ func TestDigestRoundTrip(t *testing.T) {
 		{name: "superPassword needs user_super", cfg: DigestServerConfig{Users: map[string]string{"bob": "b"}, HasSuperPassword: true, SuperPassword: "root"}, user: "super", pass: "root", wantErr: "cannot acquire password for super"},
 		{name: "principal kept", cfg: DigestServerConfig{Users: map[string]string{"zk/host@R": "p"}}, user: "zk/host@R", pass: "p", wantID: "zk/host@R"},
 		{name: "host and realm removed", cfg: DigestServerConfig{Users: map[string]string{"zk/host@R": "p"}, RemoveHostFromPrincipal: true, RemoveRealmFromPrincipal: true}, user: "zk/host@R", pass: "p", wantID: "zk"},
-		{name: "malformed principal", cfg: DigestServerConfig{Users: map[string]string{"a@b@c": "p"}}, user: "a@b@c", pass: "p", wantErr: "malformed"},
+		{name: "malformed principal", cfg: DigestServerConfig{Users: map[string]string{"a@b@c": "p"}}, user: "a@b@c", pass: "p", wantErr: "malformed", uncaught: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -230,6 +231,9 @@ func TestDigestRoundTrip(t *testing.T) {
 				}
 				if srv.Complete() {
 					t.Fatal("complete after failure")
+				}
+				if errors.Is(err, ErrUncaught) != c.uncaught {
+					t.Fatalf("ErrUncaught %v, want %v", errors.Is(err, ErrUncaught), c.uncaught)
 				}
 				return
 			}
@@ -283,7 +287,7 @@ func TestDigestServerRefusesHostileResponses(t *testing.T) {
 		{"qop not offered", repl("qop=auth", "qop=auth-int"), `qop "auth-int" was not offered`},
 		{"qop unknown", repl("qop=auth", "qop=none"), `invalid qop "none"`},
 		{"charset", repl("maxbuf=65536", "maxbuf=65536,charset=latin1"), "more than once"},
-		{"maxbuf garbage", repl("maxbuf=65536", "maxbuf=-1"), "maxbuf"},
+		{"maxbuf garbage", repl("maxbuf=65536", "maxbuf=abc"), "maxbuf"},
 		{"maxbuf huge", repl("maxbuf=65536", "maxbuf=99999999999"), "maxbuf"},
 		{"duplicate username", func(r, _ string) string { return r + `,username="super"` }, "username sent more than once"},
 		{"no response", func(r, _ string) string { return regexp.MustCompile(`response=[0-9a-f]+,`).ReplaceAllString(r, "") }, "missing response"},
@@ -317,6 +321,9 @@ func TestDigestServerRefusesHostileResponses(t *testing.T) {
 			}
 			if srv.Complete() {
 				t.Fatal("complete")
+			}
+			if errors.Is(err, ErrUncaught) != strings.HasPrefix(c.name, "maxbuf") {
+				t.Fatalf("ErrUncaught %v: only a maxbuf Integer.parseInt refuses makes the JDK throw", errors.Is(err, ErrUncaught))
 			}
 		})
 	}

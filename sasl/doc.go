@@ -30,7 +30,8 @@
 // SaslServerCallbackHandler. Tokens are parsed with the JDK's grammar and
 // bounds (4096 bytes for a response, 2048 for a challenge); a malformed,
 // hostile, replayed or wrongly signed token ends the exchange with an
-// error wrapping ErrAuthentication, and an exchange that failed or
+// error wrapping ErrAuthentication (and ErrUncaught where the JDK throws
+// an unchecked exception instead), and an exchange that failed or
 // completed refuses every later token. The tests replay exchanges
 // recorded from the JDK (testdata/jdk) byte for byte.
 //

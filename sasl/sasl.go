@@ -50,6 +50,14 @@ type Client interface {
 // tells them apart.
 var ErrAuthentication = errors.New("sasl: authentication failed")
 
+// ErrUncaught marks the refusals where the JDK's mechanism throws an
+// unchecked exception rather than a SaslException (a maxbuf that is not
+// a number, a user name that is not a valid Kerberos name). Java's
+// ZooKeeperServer.processSasl does not catch those, and the connection is
+// dropped without an answer; package server does the same. These errors
+// wrap ErrAuthentication too.
+var ErrUncaught = errors.New("the JDK fails here with an unchecked exception")
+
 // ServerFactory starts the server side of one exchange per connection for
 // the mechanism a JAAS section selects.
 type ServerFactory interface {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -126,6 +127,14 @@ func (s *Server) handleSASL(c *connection, xid int32, token []byte) {
 	var challenge []byte
 	if err == nil {
 		challenge, err = exchange.Evaluate(token)
+	}
+	if err != nil && errors.Is(err, sasl.ErrUncaught) {
+		// Java's mechanism throws an unchecked exception here, which
+		// processSasl does not catch: the connection goes without an
+		// answer.
+		s.logger.Warn().Stringer("remote", c.nc.RemoteAddr()).Err(err).Msg("client failed to SASL authenticate; closing its connection without an answer, as Java does for this token")
+		c.nc.Close()
+		return
 	}
 	if err != nil {
 		s.logger.Warn().Stringer("remote", c.nc.RemoteAddr()).Err(err).Msg("client failed to SASL authenticate")

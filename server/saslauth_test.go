@@ -75,13 +75,33 @@ func readReply(t *testing.T, conn net.Conn) (hdr proto.ReplyHeader, body []byte,
 	return hdr, b[16:], false
 }
 
-// connClosed reports whether the server closes conn (EOF) within a
-// generous deadline.
+// connClosed reports whether the server has closed conn: it sends a
+// ping, which an open connection answers (pings are session activity,
+// so the answer does not depend on the session's timeout), while a
+// closed one ends in EOF or a reset.
 func connClosed(conn net.Conn) bool {
+	w := jute.NewWriter(nil)
+	(&proto.RequestHeader{Xid: -2, Type: int32(proto.OpPing)}).Encode(w)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(w.Bytes())))
+	if _, err := conn.Write(append(frame, w.Bytes()...)); err != nil {
+		return true
+	}
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var b [1]byte
-	_, err := conn.Read(b[:])
-	return err != nil && !isTimeout(err)
+	for {
+		var n [4]byte
+		if _, err := io.ReadFull(conn, n[:]); err != nil {
+			return !isTimeout(err)
+		}
+		b := make([]byte, binary.BigEndian.Uint32(n[:]))
+		if _, err := io.ReadFull(conn, b); err != nil {
+			return true
+		}
+		var hdr proto.ReplyHeader
+		hdr.Decode(jute.NewReader(b))
+		if hdr.Xid == -2 {
+			return false
+		}
+	}
 }
 
 // errNullToken stands for an OK reply with a null token in the middle of
@@ -348,5 +368,29 @@ func TestSASLMissingSectionAnswersNullToken(t *testing.T) {
 	resp.Decode(jute.NewReader(body))
 	if closed || hdr.Err != 0 || resp.Token != nil {
 		t.Fatalf("closed %v err %d token %q", closed, hdr.Err, resp.Token)
+	}
+}
+
+// TestSASLUncaughtClosesWithoutAnswer: a maxbuf that is not a number
+// makes the JDK throw an unchecked exception that Java's processSasl does
+// not catch, so the connection closes without a reply (seen on Java
+// 3.8.0); gozk does the same.
+func TestSASLUncaughtClosesWithoutAnswer(t *testing.T) {
+	s := startSASLServer(t, testJAAS, nil)
+	conn, _ := openRawSession(t, s, 10*time.Second)
+	hdr, body, closed := rawCall(t, conn, 1, proto.OpSASL, &proto.GetSASLRequest{Token: []byte{}})
+	if closed || hdr.Err != 0 {
+		t.Fatalf("challenge: closed %v err %d", closed, hdr.Err)
+	}
+	var ch proto.SetSASLResponse
+	ch.Decode(jute.NewReader(body))
+	cl, _ := sasl.NewDigestClient(sasl.DigestClientConfig{Username: "bob", Password: "bobsecret"})
+	resp, err := cl.Evaluate(ch.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(resp), "maxbuf=65536", "maxbuf=abc", 1)
+	if _, _, closed := rawCall(t, conn, 2, proto.OpSASL, &proto.GetSASLRequest{Token: []byte(bad)}); !closed {
+		t.Fatal("answered; Java closes without an answer")
 	}
 }

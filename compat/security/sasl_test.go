@@ -4,6 +4,7 @@ package security
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -308,6 +309,67 @@ func TestDigestAllowFailedClients(t *testing.T) {
 			if t.Failed() {
 				t.Logf("server log:\n%s", logTail(b.log(), 3000))
 			}
+		})
+	}
+}
+
+// TestDigestJAASAtStartUp: a JAAS file that is missing or malformed stops
+// both servers at start-up (exit status 1); a file without the Server
+// section leaves SASL off on both: SASL packets get an empty token, kazoo
+// keeps asking until its session expires (SASL is not session activity)
+// and ends in AuthFailedError on both.
+func TestDigestJAASAtStartUp(t *testing.T) {
+	dir := t.TempDir()
+	malformed := filepath.Join(dir, "malformed.conf")
+	noSection := filepath.Join(dir, "nosection.conf")
+	if err := os.WriteFile(malformed, []byte("Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule mandatory;\n};\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(noSection, []byte("Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required username=\"bob\" password=\"bobsecret\";\n};\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := gozkproc.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, jaas, gozkSays string }{
+		{"missing", filepath.Join(dir, "missing.conf"), "missing.conf: no such file or directory"},
+		{"malformed", malformed, `malformed.conf:2: invalid control flag "mandatory"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), digestLimit)
+			defer cancel()
+			if js, err := javazk.StartServer(ctx, javazk.Options{SystemProperties: map[string]string{"java.security.auth.login.config": c.jaas}}); err == nil {
+				js.Stop()
+				t.Errorf("Java started with %s", c.jaas)
+			}
+			port, err := javazk.FreePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := filepath.Join(t.TempDir(), "zoo.cfg")
+			body := fmt.Sprintf("tickTime=2000\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n", filepath.Join(filepath.Dir(cfg), "data"), port)
+			if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.CommandContext(ctx, bin, "server", "--config", cfg)
+			cmd.Env = append(os.Environ(), "SERVER_JVMFLAGS=-Djava.security.auth.login.config="+c.jaas, "JVMFLAGS=")
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("gozk: %v, want exit status 1\n%s", err, out)
+			}
+			if !strings.Contains(string(out), c.gozkSays) {
+				t.Errorf("gozk's message does not say %q:\n%s", c.gozkSays, out)
+			}
+		})
+	}
+	e := &digestEnv{jaas: noSection}
+	for _, b := range e.startDigestBackends(t, nil) {
+		t.Run("no-section/"+b.name, func(t *testing.T) {
+			expectDigest(t, "kazoo against a server without SASL",
+				runDigestKazoo(t, b.addr, "bob", "bobsecret", "/", "-"),
+				"EVENT Connected", "READ AuthFailedError")
 		})
 	}
 }
