@@ -38,6 +38,13 @@
 // play a Java leader's packet sequences against it, with a recording store
 // and with a real server.
 //
+// With quorum SASL (quorum.auth.*, package quorum/quorumauth), NewMember
+// builds both sides from zoo.cfg and the JAAS file: the election port runs
+// them on every connection, the learner authenticates to its leader right
+// after connecting, and the quorum port authenticates each connection
+// before holding it for the leader; a connection that fails is closed with
+// a log line naming the peer.
+//
 // The I/O steps at Zab's dangerous moments (a proposal durable and not yet
 // acknowledged, NEWLEADER acknowledged, the current epoch written, part of
 // a SNAP sent, the leader's own log durable) call internal/failpoint's Hit,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/quorum/quorumauth"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
@@ -78,6 +79,11 @@ type LearnerConn struct {
 	// size).
 	MaxPacket int
 	Logger    zerolog.Logger
+	// Auth, when set, authenticates this learner to the leader with
+	// quorum SASL before anything else is said; LeaderHost is the
+	// leader's host name as configured (Kerberos' _HOST).
+	Auth       *quorumauth.Learner
+	LeaderHost string
 }
 
 // ErrLeaderLost is wrapped by FollowLeader's error when the connection to
@@ -101,6 +107,9 @@ func FollowLeader(ctx context.Context, c LearnerConn, l *zab.Learner, store Lear
 	defer stop()
 	dc := &deadlineConn{Conn: conn}
 	dc.timeout.Store(int64(c.InitTimeout))
+	if err := c.Auth.Authenticate(dc, c.LeaderHost, c.LeaderAddr); err != nil {
+		return fmt.Errorf("peer: connecting to the leader: %w", err)
+	}
 	r := &learnerRun{c: c, l: l, store: store, hooks: hooks, conn: dc, br: bufio.NewReaderSize(dc, 64<<10)}
 	return r.run(ctx)
 }

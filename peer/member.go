@@ -18,6 +18,7 @@ import (
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/quorum"
 	"github.com/gozk/gozk/quorum/electionport"
+	"github.com/gozk/gozk/quorum/quorumauth"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
@@ -46,6 +47,9 @@ type Member struct {
 	leaderStats atomic.Pointer[leaderFigures]
 	// quorumPort is where learners reach this member when it leads.
 	quorumPort *quorumPort
+	// authLearner authenticates this member to its leader (nil without
+	// quorum SASL).
+	authLearner *quorumauth.Learner
 	// vote is the outcome of the last election, answered to servers
 	// that ask while this one is in a role.
 	vote fle.Vote
@@ -63,11 +67,16 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
+	authServer, authLearner, err := quorumauth.FromConfig(c, maxPacket, log)
+	if err != nil {
+		return nil, err
+	}
+	authenticateElection(&pc, c, authServer, authLearner)
 	listen := self.Addrs[0].QuorumHostPort()
 	if c.Quorum.QuorumListenOnAllIPs {
 		listen = net.JoinHostPort("", strconv.Itoa(self.Addrs[0].QuorumPort))
 	}
-	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit))
+	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit), authServer, log)
 	if err != nil {
 		return nil, fmt.Errorf("listening on the quorum port %s: %w", listen, err)
 	}
@@ -92,9 +101,31 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 		forceSnapSync:      c.ForceSnapshotSync,
 		snapshotSizeFactor: c.SnapshotSizeFactor,
 	}
+	m.authLearner = authLearner
 	srv.SetLeaderGauges(m.leaderGauges)
 	m.elector = NewElector(mgr, ElectionTimersOf(c), log)
 	return m, nil
+}
+
+// authenticateElection makes the election port run quorum SASL as Java's
+// QuorumCnxManager does: the server that opens a connection authenticates
+// as a learner, to voters only (Java looks the peer up in the voting view
+// for its host name and skips the others), and the server that accepts it
+// authenticates the peer.
+func authenticateElection(pc *electionport.Config, c *conf.Config, srv *quorumauth.Server, l *quorumauth.Learner) {
+	if srv == nil && l == nil {
+		return
+	}
+	pc.AuthLearner = func(conn net.Conn, sid int64) error {
+		s, ok := c.Quorum.Ensemble.Servers[sid]
+		if !ok || s.Type != conf.Participant || len(s.Addrs) == 0 {
+			return nil
+		}
+		return l.Authenticate(conn, s.Addrs[0].Host, fmt.Sprintf("%d (%s)", sid, conn.RemoteAddr()))
+	}
+	pc.AuthServer = func(conn net.Conn, r *bufio.Reader, sid int64) error {
+		return srv.Authenticate(conn, r, fmt.Sprintf("%d (%s)", sid, conn.RemoteAddr()))
+	}
 }
 
 // leaderGauges are the leader's figures for mntr and Prometheus, read
@@ -242,6 +273,8 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 		SyncTimeout: tick * time.Duration(m.cfg.Quorum.SyncLimit),
 		MaxPacket:   m.maxPacket,
 		Logger:      m.log,
+		Auth:        m.authLearner,
+		LeaderHost:  leader.Addrs[0].Host,
 	}
 	store := &serverStore{srv: m.srv, observer: observer}
 	hooks := LearnerHooks{

@@ -1,16 +1,24 @@
 package peer
 
 import (
+	"errors"
+	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/quorum/quorumauth"
+	"github.com/gozk/gozk/sasl"
 )
 
 // TestQuorumPortHoldsEarlyLearners: a learner that dials before this
 // member leads is handed to the leader once it starts, not refused; one
 // that waited longer than the bound is closed instead.
 func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour)
+	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +62,7 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	}
 	p.detach()
 
-	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond)
+	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,5 +77,90 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := c.Read(make([]byte, 1)); err == nil {
 		t.Fatal("a connection past its wait was not closed")
+	}
+}
+
+// passwordServer is a one-step mechanism: the token "pw" completes it.
+type passwordServer struct{ done bool }
+
+func (s *passwordServer) Evaluate(resp []byte) ([]byte, error) {
+	if string(resp) != "pw" {
+		return nil, errors.New("wrong password")
+	}
+	s.done = true
+	return nil, nil
+}
+func (s *passwordServer) Complete() bool          { return s.done }
+func (s *passwordServer) AuthorizationID() string { return "learner" }
+func (s *passwordServer) Mechanism() string       { return "TEST" }
+
+// TestQuorumPortAuthenticatesLearners: with quorum SASL a learner that
+// fails is closed with a log line naming it, before the leader sees it;
+// one that passes reaches the leader with what it sent after the
+// exchange intact.
+func TestQuorumPortAuthenticatesLearners(t *testing.T) {
+	var logs logLines
+	auth := &quorumauth.Server{
+		Require:  true,
+		NewSASL:  func() (sasl.Server, error) { return &passwordServer{}, nil },
+		MaxToken: 100,
+	}
+	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, auth, zerolog.New(&logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	got := make(chan net.Conn, 2)
+	p.attach(func(c net.Conn) { got <- c })
+
+	bad, err := net.Dial("tcp", p.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	bad.Write(quorumauth.AppendPacket(nil, quorumauth.InProgress, []byte("guess")))
+	bad.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if st, _, err := quorumauth.ReadPacket(bad, 100); err != nil || st != quorumauth.Error {
+		t.Fatalf("wrong password answered %v, %v", st, err)
+	}
+	if _, err := bad.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the refused connection is still open")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "closing a quorum port connection: quorum authentication failed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no refusal logged: %s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), bad.LocalAddr().String()) {
+		t.Fatalf("the refusal does not name the learner %s: %s", bad.LocalAddr(), logs.String())
+	}
+
+	good, err := net.Dial("tcp", p.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+	// The exchange and the first quorum packet in one write: the
+	// authentication must not swallow the packet.
+	good.Write(append(quorumauth.AppendPacket(nil, quorumauth.InProgress, []byte("pw")), "FOLLOWERINFO"...))
+	good.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if st, _, err := quorumauth.ReadPacket(good, 100); err != nil || st != quorumauth.Success {
+		t.Fatalf("right password answered %v, %v", st, err)
+	}
+	select {
+	case c := <-got:
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, len("FOLLOWERINFO"))
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "FOLLOWERINFO" {
+			t.Fatalf("the leader read %q, %v", buf, err)
+		}
+		c.Close()
+	case <-time.After(10 * time.Second):
+		t.Fatal("the authenticated learner never reached the leader")
+	}
+	if len(got) != 0 {
+		t.Fatal("the refused learner reached the leader")
 	}
 }

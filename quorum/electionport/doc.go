@@ -17,7 +17,13 @@
 //     nothing newer waits, so a reconnect never loses the current vote;
 //   - messages from every peer go to one receive queue of 100, the oldest
 //     dropped when it is full; a message to this server itself is looped
-//     straight back into it.
+//     straight back into it;
+//   - with quorum SASL (Config.AuthLearner, Config.AuthServer, see package
+//     quorumauth), the dialler authenticates right after its initial
+//     message and the acceptor checks it, before the ids decide which
+//     connection is kept; a failure closes that connection with a log
+//     line, and an acceptor that refused a smaller id does not dial it
+//     back, as in Java.
 //
 // Unlike Java, every handshake runs on its own goroutine with a deadline,
 // so a peer that connects and says nothing cannot stall the listener, and

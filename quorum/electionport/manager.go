@@ -56,7 +56,18 @@ type Config struct {
 	// limit), BindRetryInterval the pause between tries.
 	BindRetry         int
 	BindRetryInterval time.Duration
-	Logger            zerolog.Logger
+	// AuthLearner, when set, authenticates this server on each connection
+	// it opens, right after its initial message and before the ids decide
+	// whether the connection is kept (Java's authLearner, package
+	// quorumauth); an error closes the connection.
+	AuthLearner func(conn net.Conn, sid int64) error
+	// AuthServer, when set, authenticates the server at the other end of
+	// each connection accepted, right after its initial message (Java's
+	// authServer); what the peer sends after the exchange, or instead of
+	// it, stays in r. An error closes the connection, and a smaller id is
+	// then not dialled back.
+	AuthServer func(conn net.Conn, r *bufio.Reader, sid int64) error
+	Logger     zerolog.Logger
 }
 
 // Message is one frame received from a server.
@@ -380,6 +391,15 @@ func (m *Manager) dial(sid int64, addrs []string) {
 		conn.Close()
 		return
 	}
+	if m.cfg.AuthLearner != nil {
+		conn.SetDeadline(time.Now().Add(m.cfg.HandshakeTimeout))
+		if err := m.cfg.AuthLearner(conn, sid); err != nil {
+			m.log.Error().Err(err).Int64("server", sid).Str("address", conn.RemoteAddr().String()).Msg("closing an election connection: quorum authentication failed")
+			conn.Close()
+			return
+		}
+		conn.SetReadDeadline(time.Time{})
+	}
 	if !fle.KeepsConnection(m.cfg.ID, sid) {
 		// The larger id dials back; this connection only told it to.
 		m.log.Debug().Int64("server", sid).Msg("smaller id: closing the connection for the server to dial back")
@@ -454,6 +474,14 @@ func (m *Manager) handshake(conn net.Conn, seq uint64) {
 		m.observerCounter--
 		m.mu.Unlock()
 		m.log.Info().Int64("server", sid).Str("remote", remote).Msg("observer without an id: giving it a negative one")
+	}
+	if m.cfg.AuthServer != nil {
+		conn.SetWriteDeadline(time.Now().Add(m.cfg.HandshakeTimeout))
+		if err := m.cfg.AuthServer(conn, r, sid); err != nil {
+			m.log.Error().Err(err).Int64("server", sid).Str("remote", remote).Msg("closing an election connection: quorum authentication failed")
+			conn.Close()
+			return
+		}
 	}
 	switch {
 	case sid == m.cfg.ID:
