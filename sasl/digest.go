@@ -72,6 +72,13 @@ type DigestServerConfig struct {
 	QOP []string
 	// Property answers system properties (unused by DIGEST-MD5 today).
 	Property func(name string) (string, bool)
+	// Authorize, when set, replaces the client port's rule (every
+	// authenticated user is authorized, under its shaped name): it gets
+	// the authentication id and the authorization id the client asked
+	// for (the user name when it sent no authzid, as the JDK fills it in)
+	// and returns the identity or why it is refused. The quorum sets it:
+	// Java's quorum server admits a learner only as itself.
+	Authorize func(authn, authz string) (string, error)
 	// Logf receives the lines Java's callback handler logs.
 	Logf func(level, format string, args ...any)
 	// Rand supplies nonces; crypto/rand when nil.
@@ -297,15 +304,23 @@ func (s *digestServer) validate(response []byte) ([]byte, error) {
 	if subtle.ConstantTimeCompare([]byte(resp), []byte(want)) != 1 {
 		return nil, authError("digest response format violation. Mismatched response (wrong password for %s?)", username)
 	}
-	id, err := shapeAuthenticationID(username, s.f.cfg.RemoveHostFromPrincipal, s.f.cfg.RemoveRealmFromPrincipal)
-	if err != nil {
-		// Java's KerberosName throws IllegalArgumentException from the
-		// callback handler.
-		return nil, uncaughtError("%v", err)
-	}
 	shownAuthzid := username
 	if hasAuthzid {
 		shownAuthzid = authzid
+	}
+	var id string
+	if s.f.cfg.Authorize != nil {
+		var err error
+		if id, err = s.f.cfg.Authorize(username, shownAuthzid); err != nil {
+			return nil, authError("%s is not authorized: %v", username, err)
+		}
+	} else {
+		var err error
+		if id, err = shapeAuthenticationID(username, s.f.cfg.RemoveHostFromPrincipal, s.f.cfg.RemoveRealmFromPrincipal); err != nil {
+			// Java's KerberosName throws IllegalArgumentException from
+			// the callback handler.
+			return nil, uncaughtError("%v", err)
+		}
 	}
 	s.f.logf("info", "Successfully authenticated client: authenticationID=%s;  authorizationID=%s.", username, shownAuthzid)
 	s.f.logf("info", "Setting authorizedID: %s", id)

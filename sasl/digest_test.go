@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -214,6 +215,10 @@ func TestDigestRoundTrip(t *testing.T) {
 		{name: "principal kept", cfg: DigestServerConfig{Users: map[string]string{"zk/host@R": "p"}}, user: "zk/host@R", pass: "p", wantID: "zk/host@R"},
 		{name: "host and realm removed", cfg: DigestServerConfig{Users: map[string]string{"zk/host@R": "p"}, RemoveHostFromPrincipal: true, RemoveRealmFromPrincipal: true}, user: "zk/host@R", pass: "p", wantID: "zk"},
 		{name: "malformed principal", cfg: DigestServerConfig{Users: map[string]string{"a@b@c": "p"}}, user: "a@b@c", pass: "p", wantErr: "malformed", uncaught: true},
+		// The quorum's rule: a learner is admitted only as itself.
+		{name: "authorized as itself", cfg: DigestServerConfig{Authorize: selfOnly}, user: "bob", pass: "bobsecret", wantID: "bob"},
+		{name: "authorized as itself by name", cfg: DigestServerConfig{Authorize: selfOnly}, user: "bob", pass: "bobsecret", authzid: "bob", wantID: "bob"},
+		{name: "authorized as another refused", cfg: DigestServerConfig{Authorize: selfOnly}, user: "bob", pass: "bobsecret", authzid: "alice", wantErr: "bob is not authorized"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -427,4 +432,12 @@ func newTestServerF(f *testing.F) Server {
 	}
 	s, _ := fac.NewServer()
 	return s
+}
+
+// selfOnly authorizes a user only as itself, as Java's quorum server does.
+func selfOnly(authn, authz string) (string, error) {
+	if authn != authz {
+		return "", fmt.Errorf("%s may not act as %s", authn, authz)
+	}
+	return authz, nil
 }

@@ -145,6 +145,7 @@ func serverFactory(section *sasl.JAASSection, props sasl.Properties, hosts map[s
 		ServerName: DigestServerName,
 		Users:      section.DigestUsers(),
 		Property:   props,
+		Authorize:  authorizer(hosts),
 		Logf:       logf,
 	})
 }
