@@ -146,7 +146,7 @@ func TestTLSFramesArriveWholeAndInOrder(t *testing.T) {
 	}
 	expectFrames(t, h, frames)
 	c := recv(t, h.opened)
-	if !c.Secure() || c.TLS() == nil {
+	if !c.Secure() || c.TLS() == nil || !c.OnSecurePort() {
 		t.Fatalf("Secure() = %v, TLS() = %v on a TLS connection", c.Secure(), c.TLS())
 	}
 	if certs := c.PeerCertificates(); len(certs) == 0 || certs[0].Subject.CommonName != "client" {
@@ -524,7 +524,7 @@ func TestUnifiedPortRoutesTLSAndPlain(t *testing.T) {
 	}
 	tc := mustDialTLS(t, s.Addr())
 	_, _ = tc.Write(appendFrame(nil, []byte("tls")))
-	if f := recv(t, h.frames); string(f.payload) != "tls" || !f.conn.Secure() {
+	if f := recv(t, h.frames); string(f.payload) != "tls" || !f.conn.Secure() || f.conn.OnSecurePort() {
 		t.Fatalf("TLS frame %q secure=%v", f.payload, f.conn.Secure())
 	}
 	// TLS and plain clients of the unified port share its per-IP count.

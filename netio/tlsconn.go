@@ -44,6 +44,8 @@ type secureConn struct {
 	// state is the handshake's outcome, read-only once OnOpen runs.
 	state tls.ConnectionState
 
+	securePort bool // accepted on SecureAddr, not on a unified Addr
+
 	in   inbound
 	want int // bytes the frame at the head of in needs, when known
 
@@ -95,6 +97,10 @@ func (c *Conn) TLS() *tls.ConnectionState {
 	}
 	return &c.sec.state
 }
+
+// OnSecurePort reports whether the connection came in on the secure
+// client port (Config.SecureAddr), rather than on a unified plain port.
+func (c *Conn) OnSecurePort() bool { return c.sec != nil && c.sec.securePort }
 
 // PeerCertificates is the client's certificate chain, leaf first, as the
 // handshake verified it against the trust store; nil on a plain
@@ -192,6 +198,7 @@ func (s *Server) serveSecure(nc *net.TCPConn, unified bool) {
 		readWake:   make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		writerDone: make(chan struct{}),
+		securePort: !unified,
 	}
 	c.sec = sc
 	defer s.trackSecure(c, false)
@@ -212,6 +219,9 @@ func (s *Server) serveSecure(nc *net.TCPConn, unified bool) {
 		if !s.stopping.Load() {
 			s.handshakeLog.failed(s.log, remote, unified, err)
 			s.handshakeFailures.Add(1)
+			if o, ok := s.handler.(HandshakeObserver); ok {
+				o.OnHandshakeFailure()
+			}
 		}
 		return
 	}
