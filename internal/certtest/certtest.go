@@ -58,7 +58,7 @@ type Bundle struct {
 
 // TrustStores holds one CA certificate as a trust store in each format.
 type TrustStores struct {
-	PEM string // the CA certificate, PEM
+	PEM string // the CA certificate, PEM (named *.pem, as Java detects the type by it)
 	P12 string // PKCS12 trust store (a trusted certificate entry, alias "ca")
 	JKS string // JKS trust store (alias "ca")
 }
@@ -192,7 +192,7 @@ func (s *Set) keyArgs() []string {
 
 func (s *Set) newCA(name, subject string) (Bundle, authority) {
 	s.t.Helper()
-	a := authority{cert: s.path(name + ".crt"), key: s.path(name + ".key")}
+	a := authority{cert: s.path(name + "-cert.pem"), key: s.path(name + "-key.pem")}
 	args := append([]string{"req", "-x509"}, s.keyArgs()...)
 	args = append(args, "-nodes", "-keyout", a.key, "-out", a.cert, "-days", "3650", "-sha256",
 		"-subj", subject,
@@ -212,8 +212,8 @@ subjectAltName=IP:127.0.0.1,DNS:localhost
 func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	s.t.Helper()
 	b := Bundle{
-		CertPEM:      s.path(name + ".crt"),
-		KeyPEM:       s.path(name + ".key"),
+		CertPEM:      s.path(name + "-cert.pem"),
+		KeyPEM:       s.path(name + "-key.pem"),
 		PEM:          s.path(name + ".pem"),
 		EncryptedPEM: s.path(name + ".enc.pem"),
 		P12:          s.path(name + ".p12"),
@@ -237,7 +237,7 @@ func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	key := s.read(b.KeyPEM)
 	cert := s.read(b.CertPEM)
 	s.write(b.PEM, key+cert)
-	encKey := s.path(name + ".enc.key")
+	encKey := s.path(name + "-key.enc")
 	s.run("openssl", "pkcs8", "-topk8", "-in", b.KeyPEM, "-out", encKey,
 		"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA256", "-passout", "pass:"+s.Password)
 	s.write(b.EncryptedPEM, s.read(encKey)+cert)
