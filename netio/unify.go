@@ -13,6 +13,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
+
+	"github.com/gozk/gozk/tlsconf"
 )
 
 // tlsRecordHandshake is the content type of the record that opens every
@@ -21,8 +23,8 @@ const tlsRecordHandshake = 0x16
 
 // looksLikeTLS says whether the first bytes of a connection open a TLS
 // record, as Java's unified port (Netty's OptionalSslHandler behind
-// ZooKeeper's DualModeSslHandler) decides: with five bytes, a record
-// header (a content type of 20 to 24 and major version 3); with fewer,
+// ZooKeeper's DualModeSslHandler) decides: with five bytes, Netty's
+// record test (tlsconf.LooksLikeTLS); with fewer,
 // the connection is plain unless the first byte is the handshake type,
 // in which case the caller waits for more. A ZooKeeper frame starts with
 // its length, whose first byte is 0 for any frame a server accepts, and
@@ -37,7 +39,7 @@ func looksLikeTLS(head []byte) (isTLS, decided bool) {
 		}
 		return false, false
 	}
-	return head[0] >= 20 && head[0] <= 24 && head[1] == 3, true
+	return tlsconf.LooksLikeTLS(head), true
 }
 
 // route decides whether a connection to the plain port of a unified

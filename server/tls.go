@@ -1,12 +1,12 @@
 package server
 
 import (
-	"crypto/x509"
 	"net"
 
 	"github.com/gozk/gozk/acl"
 	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/tlsconf"
 )
 
 // tlsOpened gives a new connection what TLS says about it, before the
@@ -53,7 +53,7 @@ func (s *Server) certificateIdentities(nc *netio.Conn) []proto.Id {
 	if len(certs) == 0 {
 		return nil
 	}
-	return s.acl.X509Identities(subjectDN(certs[0]))
+	return s.acl.X509Identities(tlsconf.SubjectDN(certs[0]))
 }
 
 // x509AuthPacket answers an auth packet of the x509 scheme (addauth
@@ -73,6 +73,3 @@ func (s *Server) x509AuthPacket(c *connection) ([]proto.Id, error) {
 // that failed counts as a failed authentication, as in Java
 // (auth_failed_count).
 func (s *Server) OnHandshakeFailure() { s.mon.stats.authFailed.Add(1) }
-
-// subjectDN is replaced by tlsconf.SubjectDN (Java's RFC 2253 form).
-var subjectDN = func(cert *x509.Certificate) string { return cert.Subject.String() }

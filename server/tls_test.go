@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/gozk/gozk/acl"
+	"github.com/gozk/gozk/tlsconf"
 )
 
 // testCA issues certificates for TLS tests of the server.
@@ -114,12 +115,12 @@ func TestX509IdentitiesAndACLs(t *testing.T) {
 	_, _, bob := ca.issue(t, "bob", false)
 	adminCert, _, admin := ca.issue(t, "admin", false)
 	s := startTLSTestServer(t, ca, tls.RequireAndVerifyClientCert, func(c *Config) {
-		c.ACL.X509SuperUser = subjectDN(adminCert)
+		c.ACL.X509SuperUser = tlsconf.SubjectDN(adminCert)
 	})
 	if s.SecureAddr() == nil {
 		t.Fatal("no secure port")
 	}
-	aliceDN := subjectDN(aliceCert)
+	aliceDN := tlsconf.SubjectDN(aliceCert)
 
 	a := connectTLS(t, s.SecureAddr(), ca, &alice)
 	if _, err := a.Create("/x509", []byte("v"), 0, []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: aliceDN}}); err != nil {
