@@ -65,4 +65,10 @@
 // (SESSIONEXPIRED, SESSIONMOVED against its owner); the leader expires
 // and reaps for the whole ensemble. snapstream.go writes the SNAP stream
 // of the live tree and reads logged txns for a DIFF from the log.
+//
+// TLS clients (tls.go) reach the server through the same netio.Handler;
+// a connection whose client certificate the handshake verified starts
+// with the x509 identities of its subject (Java's
+// X509AuthenticationProvider), an x509 auth packet is answered from that
+// certificate, and a failed handshake counts as a failed authentication.
 package server
