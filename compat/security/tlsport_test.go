@@ -28,6 +28,7 @@ import (
 	"github.com/gozk/gozk/compat/javaprog"
 	"github.com/gozk/gozk/compat/javazk"
 	"github.com/gozk/gozk/compat/suite"
+	"github.com/gozk/gozk/compat/zkcli"
 	"github.com/gozk/gozk/internal/certtest"
 	"github.com/gozk/gozk/internal/testport"
 	"github.com/gozk/gozk/jute"
@@ -173,6 +174,12 @@ func TestTLSJavaClientsAndX509(t *testing.T) {
 		{"java client bob", func(s tlsportServer) []string { return java(s.tls, "zk", &bob, "get:/x509", "get:/tls") }},
 		{"java client super user", func(s tlsportServer) []string { return java(s.tls, "zk", &admin, "get:/x509", "whoami") }},
 		{"java client plain port addauth x509", func(s tlsportServer) []string { return java(s.plain, "plain", nil, "get:/tls", "addauth") }},
+		{"zkCli.sh alice", func(s tlsportServer) []string {
+			return tlsportZkCli(t, s.tls, certs, &alice, "create /zkcli v", "get /zkcli", "getAcl /x509", "get /x509", "whoami")
+		}},
+		{"zkCli.sh bob", func(s tlsportServer) []string {
+			return tlsportZkCli(t, s.tls, certs, &bob, "get /x509", "get /zkcli")
+		}},
 		{"curator alice", func(s tlsportServer) []string {
 			return java(s.tls, "curator", &alice, "create:/curator", "get:/curator", "get:/x509")
 		}},
@@ -238,7 +245,12 @@ func TestTLSRefusals(t *testing.T) {
 // (client.portUnification), four-letter words included.
 func TestTLSPortUnification(t *testing.T) {
 	certs := tlsportCerts(t)
-	servers := tlsportServers(t, certs, false, "client.portUnification=true", "4lw.commands.whitelist=*")
+	// Java 3.8.0 standalone registers the x509 provider for a unified
+	// port too late (after its provider registry has been read): without
+	// this line it closes every TLS client ("X509 Auth provider not
+	// found: x509"). gozk registers it by itself either way.
+	servers := tlsportServers(t, certs, false, "client.portUnification=true", "4lw.commands.whitelist=*",
+		"authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider")
 	prog := javaprog.Compile(t, "TlsClient", tlsportClientJars(), "testdata/TlsClient.java")
 	alice := certs.Clients[0]
 	cases := []struct {
@@ -279,6 +291,50 @@ func tlsportFacts(log string) []string {
 		}
 	}
 	return facts
+}
+
+// tlsportZkCli runs Debian's zkCli.sh over TLS with b's key store, the
+// commands on its standard input, and returns its normalized transcript.
+// Debian's zkCli.sh puts only zookeeper.jar on the class path, whose
+// manifest lacks netty-codec and netty-resolver, without which the Netty
+// client socket that TLS needs cannot load: the class path is given again
+// in CLIENT_JVMFLAGS (java takes the last -cp).
+func tlsportZkCli(t *testing.T, addr string, certs *certtest.Set, b *certtest.Bundle, commands ...string) []string {
+	t.Helper()
+	cli, err := zkcli.Find()
+	if err != nil {
+		suite.Unavailable(t, err.Error())
+	}
+	dir := os.Getenv(javazk.EnvLibDir)
+	if dir == "" {
+		dir = javazk.DefaultLibDir
+	}
+	cp := []string{"/etc/zookeeper/conf", filepath.Join(dir, "zookeeper.jar")}
+	for _, j := range tlsportNettyJars {
+		cp = append(cp, filepath.Join(dir, j))
+	}
+	flags := []string{
+		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-cp", strings.Join(cp, ":"),
+		"-Dzookeeper.client.secure=true",
+		"-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty",
+		"-Dzookeeper.ssl.keyStore.location=" + b.P12,
+		"-Dzookeeper.ssl.keyStore.password=" + certs.Password,
+		"-Dzookeeper.ssl.trustStore.location=" + certs.Trust.P12,
+		"-Dzookeeper.ssl.trustStore.password=" + certs.Password,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli, "-server", addr)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "CLIENT_JVMFLAGS="+strings.Join(flags, " "), "JVMFLAGS=")
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader(strings.Join(commands, "\n") + "\n")
+	out, _ := cmd.CombinedOutput()
+	lines := zkcli.Normalize(string(out), addr).Lines
+	if len(lines) == 0 {
+		t.Logf("zkCli printed nothing we keep:\n%s", out)
+	}
+	return lines
 }
 
 // tlsportKazoo runs testdata/kazoo_tls.py with Debian's python3-kazoo.
