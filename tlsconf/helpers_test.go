@@ -1,6 +1,7 @@
 package tlsconf
 
 import (
+	"crypto"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,6 +17,28 @@ import (
 	"github.com/gozk/gozk/internal/certtest"
 	"github.com/rs/zerolog"
 )
+
+// TestWithCertificates runs the tests that need certificates as
+// subtests, sharing one certtest.Set: making one takes seconds of
+// openssl and keytool.
+func TestWithCertificates(t *testing.T) {
+	set := certtest.New(t, certtest.Options{})
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *certtest.Set)
+	}{
+		{"StoreTypes", testStoreTypes},
+		{"StoreErrors", testStoreErrors},
+		{"ClientAuth", testClientAuth},
+		{"ServerCertificateRejected", testServerCertificateRejected},
+		{"ServerHostnameVerification", testServerHostnameVerification},
+		{"ClientHostnameVerification", testClientHostnameVerification},
+		{"ProtocolMismatchFails", testProtocolMismatchFails},
+		{"Reload", testReload},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, set) })
+	}
+}
 
 // tlsConfig is conf's defaults with the given stores.
 func tlsConfig(key, trust, password string) conf.TLSConfig {
@@ -40,6 +63,8 @@ func mustNew(t *testing.T, c conf.TLSConfig, opts Options) *Source {
 // handshake runs one TLS handshake over loopback TCP between a server
 // configured by server and a client configured by client, and returns
 // both sides' errors and the certificate the client saw.
+//
+//lint:ignore ST1008 both sides' errors matter, the server's first
 func handshake(t *testing.T, server *tls.Config, client func(net.Conn) *tls.Conn) (serverErr, clientErr error, serverCert *x509.Certificate, clientCert *x509.Certificate) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -131,7 +156,7 @@ func signLeaf(t *testing.T, set *certtest.Set, name string, spec leafSpec) strin
 		KeyUsage: x509.KeyUsageDigitalSignature,
 	}
 	tmpl.Subject.CommonName = spec.cn
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, leafKey.(interface{ Public() any }).Public(), caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, leafKey.(crypto.Signer).Public(), caKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,19 +156,22 @@ var goSuites = func() map[string]uint16 {
 
 // cipherSuites resolves ssl.ciphersuites (Java's X509Util default when
 // empty). A name Java supports but Go does not, or that a JDK 17 never
-// negotiates, is dropped and reported; TLS 1.3 names are accepted (Go
-// enables all of TLS 1.3's suites with it);
-// a name neither knows is an error (Java fails every handshake on it
-// with "Unsupported CipherSuite"). An empty result when TLS 1.2 is
-// enabled is an error: no TLS 1.2 handshake could succeed.
-func cipherSuites(names []string, vers []uint16, key string) (ids []uint16, dropped []string, err error) {
+// negotiates, is dropped and reported; TLS 1.3's names set tls13 (Go
+// enables all of TLS 1.3's suites with it, and cannot choose among
+// them); a name neither Java nor Go knows is an error (Java fails every
+// handshake on it with "Unsupported CipherSuite").
+func cipherSuites(names []string, key string) (ids []uint16, tls13 bool, dropped []string, err error) {
 	configured := len(names) > 0
 	if !configured {
 		names = defaultCipherSuites
 	}
 	for _, name := range names {
 		name = strings.TrimSpace(name)
-		if tls13Suites[name] || name == "TLS_EMPTY_RENEGOTIATION_INFO_SCSV" {
+		if tls13Suites[name] {
+			tls13 = true
+			continue
+		}
+		if name == "TLS_EMPTY_RENEGOTIATION_INFO_SCSV" {
 			continue
 		}
 		if jdkDisabledSuite(name) {
@@ -185,14 +188,31 @@ func cipherSuites(names []string, vers []uint16, key string) (ids []uint16, drop
 			}
 			continue
 		}
-		return nil, nil, fmt.Errorf("%s: %q is not a cipher suite Java knows", key, name)
+		return nil, false, nil, fmt.Errorf("%s: %q is not a cipher suite Java knows", key, name)
 	}
+	return ids, tls13, dropped, nil
+}
+
+// usableVersions keeps the versions some enabled suite can serve, as
+// Java does: without a TLS 1.3 suite in the list (and Java's default
+// list has none) Java never negotiates TLS 1.3, and without a TLS 1.2
+// suite never TLS 1.2. None left is an error: Java would fail every
+// handshake ("No appropriate protocol").
+func usableVersions(vers []uint16, ids []uint16, tls13 bool, prefix string) (usable []uint16, removed []string, err error) {
 	for _, v := range vers {
-		if v <= tls.VersionTLS12 && len(ids) == 0 {
-			return nil, dropped, fmt.Errorf("%s: no suite usable with TLSv1.2 among %v", key, names)
+		switch {
+		case v == tls.VersionTLS13 && !tls13:
+			removed = append(removed, "TLSv1.3")
+		case v <= tls.VersionTLS12 && len(ids) == 0:
+			removed = append(removed, "TLSv1.2")
+		default:
+			usable = append(usable, v)
 		}
 	}
-	return ids, dropped, nil
+	if len(usable) == 0 {
+		return nil, removed, fmt.Errorf("%sciphersuites has no suite for the enabled protocols %v, so every handshake would fail (on Java too: \"No appropriate protocol\"); for TLSv1.3 list TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384 in %sciphersuites", prefix, removed, prefix)
+	}
+	return usable, removed, nil
 }
 
 // javaCipherSuites are the suites a JDK 17 (SunJSSE) supports, as

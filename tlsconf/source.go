@@ -89,11 +89,18 @@ func New(c conf.TLSConfig, keyPrefix string, opts Options) (*Source, error) {
 	if len(dropped) > 0 {
 		s.log.Warn().Strs("protocols", dropped).Msgf("%senabledProtocols: ignoring protocols a current JDK does not negotiate either", keyPrefix)
 	}
-	if s.suites, dropped, err = cipherSuites(c.CipherSuites, s.versions, keyPrefix+"ciphersuites"); err != nil {
+	var tls13 bool
+	if s.suites, tls13, dropped, err = cipherSuites(c.CipherSuites, keyPrefix+"ciphersuites"); err != nil {
 		return nil, err
 	}
 	if len(dropped) > 0 {
-		s.log.Warn().Strs("ciphersuites", dropped).Msgf("%sciphersuites: ignoring suites Go's TLS does not implement", keyPrefix)
+		s.log.Warn().Strs("ciphersuites", dropped).Msgf("%sciphersuites: ignoring suites that Go's TLS does not implement or a JDK 17 does not negotiate", keyPrefix)
+	}
+	if s.versions, dropped, err = usableVersions(s.versions, s.suites, tls13, keyPrefix); err != nil {
+		return nil, err
+	}
+	if len(dropped) > 0 && (len(c.EnabledProtocols) > 0 || c.Protocol != "") {
+		s.log.Warn().Strs("protocols", dropped).Msgf("%sciphersuites lists no suite for these enabled protocols, so they are never negotiated (as on Java)", keyPrefix)
 	}
 	s.verifyServerHost = c.HostnameVerification
 	s.verifyClientHost = c.HostnameVerification && opts.Quorum

@@ -125,6 +125,14 @@ func loadTrustStore(path string, typ StoreType, password string) (*x509.CertPool
 		anchors, err = jksTrustStore(raw, password)
 	default:
 		anchors, err = pkcs12.DecodeTrustStore(raw, password)
+		if err != nil && !errors.Is(err, pkcs12.ErrIncorrectPassword) && !errors.Is(err, pkcs12.ErrDecryption) {
+			// Certificates not marked trusted, or a key entry: Java
+			// takes no anchor from them.
+			_, _, _, keyErr := pkcs12.DecodeChain(raw, password)
+			if keyErr == nil || strings.Contains(err.Error(), "not marked as trusted") {
+				return nil, errors.New("the store holds no trusted certificate (Java trusts only certificates imported as trusted, e.g. by keytool -importcert)")
+			}
+		}
 		err = p12Error(err)
 	}
 	if err != nil {
@@ -342,6 +350,9 @@ var (
 	oidAES192CBC  = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 1, 22}
 	oidAES256CBC  = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 1, 42}
 	oidDESEDE3CBC = asn1.ObjectIdentifier{1, 2, 840, 113549, 3, 7}
+	// pbeWithSHAAnd3-KeyTripleDES-CBC (PKCS#12 PBE), Java's
+	// PBEWithSHA1AndDESede: what Java 3.8's PEM reader can decrypt.
+	oidPBEWithSHA1And3DES = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 12, 1, 3}
 )
 
 type encryptedPrivateKeyInfo struct {
@@ -361,16 +372,22 @@ type pbkdf2Params struct {
 	PRF        pkix.AlgorithmIdentifier `asn1:"optional"`
 }
 
-// decryptPKCS8 decrypts an EncryptedPrivateKeyInfo with PBES2 (PBKDF2,
-// AES-CBC or 3DES-CBC), what `openssl pkcs8 -topk8` writes by default.
-// The PKCS#12 PBE schemes of older tools are refused with their OID.
+// decryptPKCS8 decrypts an EncryptedPrivateKeyInfo encrypted with
+// PBEWithSHA1AndDESede (`openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES`, the
+// scheme Java 3.8 reads) or with PBES2 (PBKDF2 and AES-CBC or 3DES-CBC,
+// what `openssl pkcs8 -topk8` writes by default; gozk reads it, but
+// ZooKeeper 3.8 on a JDK 17 does not: "PBES2 SecretKeyFactory not
+// available").
 func decryptPKCS8(der []byte, password string) ([]byte, error) {
 	var info encryptedPrivateKeyInfo
 	if rest, err := asn1.Unmarshal(der, &info); err != nil || len(rest) != 0 {
 		return nil, fmt.Errorf("encrypted private key: not a PKCS#8 EncryptedPrivateKeyInfo (%v)", err)
 	}
+	if info.Algorithm.Algorithm.Equal(oidPBEWithSHA1And3DES) {
+		return decryptPBEWithSHA1And3DES(info, password)
+	}
 	if !info.Algorithm.Algorithm.Equal(oidPBES2) {
-		return nil, fmt.Errorf("encrypted private key: encryption %v is not supported by gozk (use PBES2: openssl pkcs8 -topk8 -v2 aes-256-cbc)", info.Algorithm.Algorithm)
+		return nil, fmt.Errorf("encrypted private key: encryption %v is not supported by gozk (use openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES, which Java reads too)", info.Algorithm.Algorithm)
 	}
 	var params pbes2Params
 	if _, err := asn1.Unmarshal(info.Algorithm.Parameters.FullBytes, &params); err != nil {
@@ -424,14 +441,90 @@ func decryptPKCS8(der []byte, password string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(iv) != block.BlockSize() || len(info.Data) == 0 || len(info.Data)%block.BlockSize() != 0 {
+	return decryptCBC(block, iv, info.Data)
+}
+
+func decryptCBC(block cipher.Block, iv, data []byte) ([]byte, error) {
+	if len(iv) != block.BlockSize() || len(data) == 0 || len(data)%block.BlockSize() != 0 {
 		return nil, errors.New("encrypted private key: malformed ciphertext")
 	}
-	plain := make([]byte, len(info.Data))
-	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, info.Data)
+	plain := make([]byte, len(data))
+	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, data)
 	pad := int(plain[len(plain)-1])
 	if pad == 0 || pad > block.BlockSize() || !bytes.Equal(plain[len(plain)-pad:], bytes.Repeat([]byte{byte(pad)}, pad)) {
 		return nil, errors.New("keystore password was incorrect (the private key does not decrypt)")
 	}
 	return plain[:len(plain)-pad], nil
+}
+
+type pbeParams struct {
+	Salt       []byte
+	Iterations int
+}
+
+func decryptPBEWithSHA1And3DES(info encryptedPrivateKeyInfo, password string) ([]byte, error) {
+	var params pbeParams
+	if _, err := asn1.Unmarshal(info.Algorithm.Parameters.FullBytes, &params); err != nil {
+		return nil, fmt.Errorf("encrypted private key: PBE parameters: %v", err)
+	}
+	if params.Iterations < 1 || params.Iterations > 1<<24 {
+		return nil, fmt.Errorf("encrypted private key: %d PBE iterations", params.Iterations)
+	}
+	// The password as a NUL-terminated BMPString (UTF-16BE).
+	var pw []byte
+	for _, r := range password {
+		if r > 0xffff {
+			return nil, errors.New("encrypted private key: the password has a character outside the BMP")
+		}
+		pw = append(pw, byte(r>>8), byte(r))
+	}
+	pw = append(pw, 0, 0)
+	key := pkcs12KDF(pw, params.Salt, params.Iterations, 1, 24)
+	iv := pkcs12KDF(pw, params.Salt, params.Iterations, 2, 8)
+	block, err := des.NewTripleDESCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return decryptCBC(block, iv, info.Data)
+}
+
+// pkcs12KDF is the key derivation of RFC 7292, appendix B.2, with
+// SHA-1: id 1 derives a key, 2 an IV.
+func pkcs12KDF(password, salt []byte, iterations int, id byte, size int) []byte {
+	const v = 64 // SHA-1's block size
+	fill := func(b []byte) []byte {
+		if len(b) == 0 {
+			return nil
+		}
+		out := make([]byte, v*((len(b)+v-1)/v))
+		for i := range out {
+			out[i] = b[i%len(b)]
+		}
+		return out
+	}
+	D := bytes.Repeat([]byte{id}, v)
+	I := append(fill(salt), fill(password)...)
+	var out []byte
+	for len(out) < size {
+		h := sha1.New()
+		h.Write(D)
+		h.Write(I)
+		A := h.Sum(nil)
+		for i := 1; i < iterations; i++ {
+			s := sha1.Sum(A)
+			A = s[:]
+		}
+		out = append(out, A...)
+		B := fill(A)
+		// I_j = (I_j + B + 1) mod 2^(8v) for each v-byte block of I.
+		for j := 0; j < len(I); j += v {
+			carry := 1
+			for k := v - 1; k >= 0; k-- {
+				sum := int(I[j+k]) + int(B[k]) + carry
+				I[j+k] = byte(sum)
+				carry = sum >> 8
+			}
+		}
+	}
+	return out[:size]
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +15,7 @@ import (
 
 // TestStoreTypes loads every store type as key store and as trust store
 // and checks a handshake between a server and a client made from them.
-func TestStoreTypes(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testStoreTypes(t *testing.T, set *certtest.Set) {
 	keys := map[string]struct{ server, client string }{
 		"PEM":           {set.Server.PEM, set.Clients[0].PEM},
 		"encrypted PEM": {set.Server.EncryptedPEM, set.Clients[0].EncryptedPEM},
@@ -53,8 +53,7 @@ func TestStoreTypes(t *testing.T) {
 
 // TestStoreErrors: every store that cannot be used stops New with an
 // error naming the key and the file.
-func TestStoreErrors(t *testing.T) {
-	set := certtest.New(t, certtest.Options{})
+func testStoreErrors(t *testing.T, set *certtest.Set) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -71,6 +70,13 @@ func TestStoreErrors(t *testing.T) {
 	pwFile := write("pw", set.Password+"\n")
 	badPwFile := write("badpw", "wrong\n")
 	missing := filepath.Join(dir, "missing.jks")
+	// PBES2 (openssl's default): gozk reads it, Java 3.8 on JDK 17 not.
+	pbes2Key := filepath.Join(dir, "pbes2.key")
+	if out, err := exec.Command("openssl", "pkcs8", "-topk8", "-in", set.Server.KeyPEM, "-out", pbes2Key,
+		"-v2", "aes-256-cbc", "-passout", "pass:"+set.Password).CombinedOutput(); err != nil {
+		t.Fatalf("openssl: %v\n%s", err, out)
+	}
+	pbes2 := write("pbes2.pem", string(mustRead(t, pbes2Key))+string(mustRead(t, set.Server.CertPEM)))
 
 	cases := []struct {
 		name string
@@ -83,6 +89,8 @@ func TestStoreErrors(t *testing.T) {
 			"ssl.keyStore.location: " + set.Server.P12 + ": keystore password was incorrect"},
 		{"encrypted PEM wrong password", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = set.Server.EncryptedPEM, "wrong" },
 			"ssl.keyStore.location: " + set.Server.EncryptedPEM + ": keystore password was incorrect"},
+		{"PBES2 encrypted PEM", func(c *conf.TLSConfig) { c.KeyStoreLocation = pbes2 }, ""},
+		{"PBES2 encrypted PEM wrong password", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = pbes2, "wrong" }, "keystore password was incorrect"},
 		{"encrypted PEM without password", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = set.Server.EncryptedPEM, "" },
 			"encrypted but no password"},
 		{"plain PEM with password", func(c *conf.TLSConfig) { c.KeyStoreLocation = set.Server.PEM }, "not encrypted"},
@@ -104,6 +112,7 @@ func TestStoreErrors(t *testing.T) {
 		{"PKCS12 file declared JKS loads", func(c *conf.TLSConfig) { c.TrustStoreLocation, c.TrustStoreType = set.Trust.P12, "JKS" }, ""},
 		{"empty trust store", func(c *conf.TLSConfig) { c.TrustStoreLocation = noCerts }, "ssl.trustStore.location: " + noCerts + ": the store holds no trusted certificate"},
 		{"key store used as trust store", func(c *conf.TLSConfig) { c.TrustStoreLocation = set.Server.JKS }, "holds no trusted certificate"},
+		{"PKCS12 key store used as trust store", func(c *conf.TLSConfig) { c.TrustStoreLocation = set.Server.P12 }, "ssl.trustStore.location: " + set.Server.P12 + ": the store holds no trusted certificate"},
 		{"trust store used as key store", func(c *conf.TLSConfig) { c.KeyStoreLocation = set.Trust.JKS }, "ssl.keyStore.location: " + set.Trust.JKS + ": the store holds no private key entry"},
 		{"PEM without key", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = certOnly, "" }, "no private key"},
 		{"PEM without certificate", func(c *conf.TLSConfig) { c.KeyStoreLocation, c.KeyStorePassword = set.Server.KeyPEM, "" }, "ssl.keyStore.location: " + set.Server.KeyPEM + ": the file holds no certificate"},

@@ -6,6 +6,8 @@
 //	java -cp /tmp/oracle:netty-handler.jar:netty-buffer.jar:netty-common.jar:netty-transport.jar:netty-codec.jar JavaOracle dn cert.pem...   # subject DNs
 //	java -cp /tmp/oracle:netty-handler.jar:netty-buffer.jar:netty-common.jar:netty-transport.jar:netty-codec.jar JavaOracle suites          # supported cipher suites
 //	java -cp /tmp/oracle:netty-handler.jar:netty-buffer.jar:netty-common.jar:netty-transport.jar:netty-codec.jar JavaOracle detect HEX...    # SslHandler.isEncrypted
+//	java -cp /tmp/oracle:zookeeper.jar:slf4j-api.jar JavaOracle keystore|truststore PATH PASSWORD TYPE|-   # X509Util
+//	java -cp /tmp/oracle JavaOracle protocols CONTEXT-PROTOCOL ENABLED,...   # SSLEngine.setEnabledProtocols
 import java.io.FileInputStream;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -40,6 +42,35 @@ public class JavaOracle {
                 } catch (IllegalArgumentException e) {
                     System.out.println(args[i] + " short"); // fewer than 5 bytes
                 }
+            }
+            break;
+        case "keystore": // path password type ("-": none); needs zookeeper.jar
+        case "truststore":
+            try {
+                String type = args[3].equals("-") ? null : args[3];
+                if (args[0].equals("keystore")) {
+                    org.apache.zookeeper.common.X509Util.createKeyManager(args[1], args[2], type);
+                } else {
+                    org.apache.zookeeper.common.X509Util.createTrustManager(args[1], args[2], type, false, false, true, true);
+                }
+                System.out.println("ok");
+            } catch (Exception e) {
+                Throwable c = e;
+                while (c.getCause() != null) {
+                    c = c.getCause();
+                }
+                System.out.println("error: " + c);
+            }
+            break;
+        case "protocols": // context-protocol enabled,protocols
+            SSLContext ctx = SSLContext.getInstance(args[1]);
+            ctx.init(null, null, null);
+            javax.net.ssl.SSLEngine engine = ctx.createSSLEngine();
+            try {
+                engine.setEnabledProtocols(args[2].split(","));
+                System.out.println("ok " + String.join(",", engine.getEnabledProtocols()));
+            } catch (IllegalArgumentException e) {
+                System.out.println("error: " + e.getMessage());
             }
             break;
         default:
