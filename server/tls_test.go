@@ -10,12 +10,17 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/acl"
+	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/tlsconf"
 )
 
@@ -212,5 +217,35 @@ func TestTLSCountersAndSecureConnections(t *testing.T) {
 			t.Fatalf("auth_failed_count = %d after a refused handshake, want 1", s.Stats().AuthFailed)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestFromConfSecurePort(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "zoo.cfg")
+	text := "dataDir=" + dir + "\nsecureClientPort=2281\nsecureClientPortAddress=127.0.0.2\n" +
+		"X509AuthenticationProvider.superUser=CN=admin\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := conf.Load(path, "-Dzookeeper.client.portUnification=true -Dzookeeper.ssl.handshakeDetectionTimeoutMillis=700")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := FromConf(c, zerolog.Nop())
+	if sc.ClientAddr != "" || sc.SecureClientAddr != "127.0.0.2:2281" {
+		t.Fatalf("addresses %q and %q, want none and 127.0.0.2:2281", sc.ClientAddr, sc.SecureClientAddr)
+	}
+	if !sc.PortUnification || sc.HandshakeDetectionTimeout != 700*time.Millisecond {
+		t.Fatalf("unification %v, detection %v", sc.PortUnification, sc.HandshakeDetectionTimeout)
+	}
+	if sc.ACL.X509SuperUser != "CN=admin" || !slices.Contains(sc.ACL.ExtraProviders, acl.ClassX509Provider) {
+		t.Fatalf("x509 super user %q, providers %v", sc.ACL.X509SuperUser, sc.ACL.ExtraProviders)
+	}
+	// Without TLS the x509 scheme stays unregistered, as in Java.
+	plain := conf.Defaults()
+	plain.DataDir = dir
+	if sc := FromConf(plain, zerolog.Nop()); slices.Contains(sc.ACL.ExtraProviders, acl.ClassX509Provider) || sc.SecureClientAddr != "" {
+		t.Fatalf("x509 registered or secure port set without TLS: %v %q", sc.ACL.ExtraProviders, sc.SecureClientAddr)
 	}
 }
