@@ -582,3 +582,18 @@ func TestSecureOnlyServer(t *testing.T) {
 		t.Fatal("Listen accepted a secure port without a TLS configuration")
 	}
 }
+
+// The sessionless timeout starts once the handshake is done: a TLS client
+// that then sends nothing is closed as a plain one would be.
+func TestTLSSessionlessTimeout(t *testing.T) {
+	h := newTestHandler()
+	s := startTLSServer(t, Config{SessionlessTimeout: 50 * time.Millisecond}, h)
+	tc := mustDialTLS(t, s.SecureAddr())
+	if got, _ := io.ReadAll(tc); len(got) != 0 {
+		t.Fatalf("server wrote %q", got)
+	}
+	if ev := recv(t, h.closed); !errors.Is(ev.err, ErrSessionlessTimeout) {
+		t.Fatalf("OnClose err = %v, want ErrSessionlessTimeout", ev.err)
+	}
+	waitFor(t, "the place under the limits", func() bool { return s.ConnCount() == 0 })
+}
