@@ -376,7 +376,10 @@ func (s *Server) Serve(ln *netio.Server) {
 	s.bg.Add(2)
 	go s.stopServingOnFailure()
 	go s.watchClientPort()
-	ev := s.logger.Info().Str("address", s.net.Addr().String())
+	ev := s.logger.Info()
+	if s.cfg.ClientAddr != "" {
+		ev = ev.Str("address", s.net.Addr().String())
+	}
 	if a := s.net.SecureAddr(); a != nil {
 		ev = ev.Str("secureAddress", a.String())
 	}
