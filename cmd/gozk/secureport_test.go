@@ -48,6 +48,31 @@ func TestSecureClientPort(t *testing.T) {
 		t.Fatalf("ruok over TLS = %q", got)
 	}
 
+	// A secure port alone is enough, as in Java.
+	onlyDir := t.TempDir()
+	onlyPort := freePort(t)
+	only := writeFile(t, onlyDir, "zoo.cfg", fmt.Sprintf("dataDir=%s\nsecureClientPort=%d\nsecureClientPortAddress=127.0.0.1\n"+
+		"admin.enableServer=false\n4lw.commands.whitelist=ruok\n%s", onlyDir, onlyPort, stores))
+	startServerProcess(t, os.Environ(), "server", "--config", only)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", onlyPort), &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{pair}})
+		if err == nil {
+			_ = c.SetDeadline(time.Now().Add(15 * time.Second))
+			_, _ = c.Write([]byte("ruok"))
+			got, _ := io.ReadAll(c)
+			c.Close()
+			if string(got) != "imok" {
+				t.Fatalf("ruok on a server with a secure port only = %q", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a server with a secure port only does not serve it: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
 	missing := dir + "/absent.p12"
 	for _, c := range []struct{ name, extra, want string }{
 		{"missing key store", "ssl.keyStore.location=" + missing + "\n", "ssl.keyStore.location"},
