@@ -2,6 +2,7 @@ package admin
 
 import (
 	"fmt"
+	"net"
 	"os"
 	osuser "os/user"
 	"path/filepath"
@@ -210,7 +211,7 @@ func (c *Commands) conf(b *strings.Builder, s *server.Server) {
 	dataDir, logDir := dataDirs(s)
 	dataSize, logSize := dirSizes(s)
 	fmt.Fprintf(b, "clientPort=%d\n", clientPort(s))
-	b.WriteString("secureClientPort=-1\n")
+	fmt.Fprintf(b, "secureClientPort=%d\n", portOf(s.SecureAddr()))
 	fmt.Fprintf(b, "dataDir=%s\ndataDirSize=%d\n", dataDir, dataSize)
 	fmt.Fprintf(b, "dataLogDir=%s\ndataLogSize=%d\n", logDir, logSize)
 	fmt.Fprintf(b, "tickTime=%d\n", cfg.TickTime.Milliseconds())
@@ -228,7 +229,16 @@ func (c *Commands) conf(b *strings.Builder, s *server.Server) {
 }
 
 func clientPort(s *server.Server) int {
-	if a := s.Addr(); a != nil {
+	if s.Config().ClientAddr == "" {
+		return -1 // a secure client port only
+	}
+	return portOf(s.Addr())
+}
+
+// portOf is a listener's port, -1 without a listener (as Java prints a
+// port it does not serve).
+func portOf(a net.Addr) int {
+	if a != nil {
 		if _, p, err := splitHostPort(a.String()); err == nil {
 			return p
 		}

@@ -31,7 +31,7 @@ var commands = []command{
 		return nil
 	}},
 	{"connections", []string{"cons"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
-		return obj{{"connections", connectionObjects(s, true)}, {"secure_connections", []any{}}}
+		return obj{{"connections", connectionObjects(s, true, false)}, {"secure_connections", connectionObjects(s, true, true)}}
 	}},
 	{"dirs", nil, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
 		d, l := dirSizes(s)
@@ -90,7 +90,7 @@ var commands = []command{
 		return nil
 	}},
 	{"stats", []string{"stat"}, true, func(c *Commands, s *server.Server, _ map[string]string) obj {
-		return append(c.serverStats(s), kv{"connections", connectionObjects(s, false)}, kv{"secure_connections", []any{}})
+		return append(c.serverStats(s), kv{"connections", connectionObjects(s, false, false)}, kv{"secure_connections", connectionObjects(s, false, true)})
 	}},
 	{"system_properties", []string{"sysp"}, false, func(c *Commands, _ *server.Server, _ map[string]string) obj {
 		keys := make([]string, 0, len(c.opts.SystemProperties))
@@ -194,10 +194,10 @@ func (c *Commands) cmdDump(s *server.Server, _ map[string]string) obj {
 	return obj{{"expiry_time_to_session_ids", exp}, {"session_id_to_ephemeral_paths", paths}}
 }
 
-func connectionObjects(s *server.Server, full bool) []any {
+func connectionObjects(s *server.Server, full, securePort bool) []any {
 	out := []any{}
 	for _, ci := range s.Connections() {
-		if ci.FourLetterWord {
+		if ci.FourLetterWord || ci.SecurePort != securePort {
 			continue
 		}
 		o := obj{
@@ -253,8 +253,8 @@ func (c *Commands) serverStats(s *server.Server) obj {
 			{"num_alive_client_connections", int64(st.Connections)},
 			{"uptime", st.UptimeMillis},
 			{"auth_failed_count", st.AuthFailed},
-			{"non_mtlsremote_conn_count", int64(0)},
-			{"non_mtlslocal_conn_count", int64(0)},
+			{"non_mtlsremote_conn_count", st.NonMTLSRemote},
+			{"non_mtlslocal_conn_count", st.NonMTLSLocal},
 		}},
 		{"client_response", resp()},
 	}

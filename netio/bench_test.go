@@ -60,17 +60,39 @@ func BenchmarkEcho(b *testing.B) {
 	}
 }
 
-func benchEcho(b *testing.B, conns int, handoff bool) {
+// BenchmarkEchoTLS is BenchmarkEcho over the TLS transport.
+func BenchmarkEchoTLS(b *testing.B) {
+	for _, handoff := range []bool{false, true} {
+		for _, conns := range []int{1, 64} {
+			name := fmt.Sprintf("conns=%d", conns)
+			if handoff {
+				name += "/handoff"
+			}
+			b.Run(name, func(b *testing.B) { benchEchoOver(b, conns, handoff, true) })
+		}
+	}
+}
+
+func benchEcho(b *testing.B, conns int, handoff bool) { benchEchoOver(b, conns, handoff, false) }
+
+func benchEchoOver(b *testing.B, conns int, handoff, overTLS bool) {
 	h := &echoHandler{}
 	if handoff {
 		h.handoff = make(chan echoJob, 1024)
 		go h.work()
 		defer close(h.handoff)
 	}
-	s := startServer(b, Config{}, h)
 	clients := make([]net.Conn, conns)
-	for i := range clients {
-		clients[i] = dial(b, s)
+	if overTLS {
+		s := startTLSServer(b, Config{}, h)
+		for i := range clients {
+			clients[i] = mustDialTLS(b, s.SecureAddr())
+		}
+	} else {
+		s := startServer(b, Config{}, h)
+		for i := range clients {
+			clients[i] = dial(b, s)
+		}
 	}
 	frame := appendFrame(nil, make([]byte, 32))
 	var left atomic.Int64

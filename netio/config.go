@@ -1,6 +1,7 @@
 package netio
 
 import (
+	"crypto/tls"
 	"math"
 	"runtime"
 	"time"
@@ -58,6 +59,24 @@ type Config struct {
 	// zookeeper.nio.sessionlessCnxnTimeout. 0 means
 	// DefaultSessionlessTimeout; below 0 turns it off.
 	SessionlessTimeout time.Duration
+	// TLS is the server side of TLS (tlsconf's ServerConfig): with it,
+	// SecureAddr is served, and with PortUnification TLS clients of Addr
+	// too. Four-letter words work after the handshake, as on Java.
+	TLS *tls.Config
+	// SecureAddr is secureClientPortAddress:secureClientPort; "" opens
+	// no secure port. Addr may then be "", for a server with a secure
+	// port only.
+	SecureAddr string
+	// PortUnification is client.portUnification: Addr serves TLS and
+	// plain clients alike, told apart by their first bytes.
+	PortUnification bool
+	// HandshakeDetectionTimeout bounds the wait for the first bytes of a
+	// connection to a unified Addr (ssl.handshakeDetectionTimeoutMillis);
+	// 0 means DefaultHandshakeDetectionTimeout.
+	HandshakeDetectionTimeout time.Duration
+	// HandshakeTimeout bounds a TLS handshake; 0 means
+	// DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
 	// Logger receives connection-level events (limits, bad lengths, slow
 	// consumers). The zero value logs nothing.
 	Logger zerolog.Logger
@@ -75,6 +94,12 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.SessionlessTimeout == 0 {
 		cfg.SessionlessTimeout = DefaultSessionlessTimeout
+	}
+	if cfg.HandshakeDetectionTimeout <= 0 {
+		cfg.HandshakeDetectionTimeout = DefaultHandshakeDetectionTimeout
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	if cfg.MaxPausedInput <= 0 {
 		cfg.MaxPausedInput = 4 * (cfg.MaxFrame + 4)

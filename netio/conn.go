@@ -57,10 +57,12 @@ func recyclePending(b *[]byte) {
 // unless they say otherwise.
 type Conn struct {
 	server   *Server
-	gc       gnet.Conn
+	gc       gnet.Conn   // nil on a TLS connection
+	sec      *secureConn // the TLS transport (tlsconn.go), nil on a plain one
 	id       uint64
 	remote   netip.AddrPort
 	remoteIP string
+	ipCounts map[netip.Addr]*peer // the per-IP counts of the port it came in on
 	context  atomic.Pointer[any]
 	paused   atomic.Uint32
 	// handshaken: the first frame or a four-letter word has arrived.
@@ -202,6 +204,9 @@ func (c *Conn) CloseAfterFlush() {
 	if !c.closed && !c.closeRequested && !c.closeAfterFlush {
 		c.closeAfterFlush = true
 		c.paused.Or(pausedForClose)
+		if c.sec != nil {
+			c.sec.boundFinalFlush()
+		}
 		c.wakeToFlushLocked()
 	}
 	c.mu.Unlock()
@@ -241,6 +246,10 @@ func (c *Conn) ResumeReading() {
 func (c *Conn) wakeIfStalledLocked() {
 	if c.stalled && !c.closed {
 		c.stalled = false
+		if c.sec != nil {
+			c.sec.wakeReader()
+			return
+		}
 		_ = c.gc.Wake(nil)
 	}
 }
@@ -278,6 +287,10 @@ func (c *Conn) wakeToFlushLocked() {
 		return
 	}
 	c.flushDue = true
+	if c.sec != nil {
+		c.sec.wakeWriter()
+		return
+	}
 	_ = c.gc.Wake(nil)
 }
 
@@ -301,7 +314,9 @@ func (c *Conn) Release() {
 	c.mu.Lock()
 	c.holds--
 	if c.holds == 0 && !c.inService && !c.flushDue && !c.closed {
-		if c.pendingLenLocked() > 0 {
+		// A TLS connection's writer goroutine does the writing: a
+		// record cannot be written in part without blocking.
+		if c.sec == nil && c.pendingLenLocked() > 0 {
 			c.writeDirectLocked()
 		}
 		// What is left, and a CloseAfterFlush called while held, need
@@ -355,13 +370,16 @@ func ReleaseAll(conns []*Conn) {
 }
 
 // pickLoop returns the loop of one of part's first connections that has no
-// share yet, so that the shares go to different loops; nil only for an
-// empty part.
+// share yet, so that the shares go to different loops; nil when none of
+// them has a loop (TLS connections), and the caller writes the part.
 func pickLoop(part []*Conn, taken []gnet.EventLoop) gnet.EventLoop {
 	var first gnet.EventLoop
-	for i, c := range part[:min(len(part), 8)] {
+	for _, c := range part[:min(len(part), 8)] {
+		if c.gc == nil {
+			continue // a TLS connection: no event loop
+		}
 		loop := c.gc.EventLoop()
-		if i == 0 {
+		if first == nil {
 			first = loop
 		}
 		if !slices.Contains(taken, loop) {
@@ -434,6 +452,10 @@ func (c *Conn) closeLocked(reason error) {
 		c.closeReason = reason
 	}
 	c.paused.Or(pausedForClose)
+	if c.sec != nil {
+		c.sec.shutdown()
+		return
+	}
 	_ = c.gc.Close()
 }
 

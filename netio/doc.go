@@ -83,12 +83,47 @@
 // at again on a short backoff timer until it has drained or been closed;
 // CloseAfterFlush uses the same mechanism.
 //
-// # TLS seam
+// # TLS
 //
-// Framing and four-letter-word detection work on the small byteQueue
-// interface (buffered, peek, discard), which gnet's connection satisfies
-// and which a bufio.Reader over a crypto/tls connection can satisfy as
-// well; Handler and Conn's public methods carry nothing gnet-specific.
-// The secure port can therefore reuse both with a goroutine-driven
-// transport.
+// gnet cannot encrypt, so TLS connections (Config.SecureAddr, the
+// secure client port, and TLS clients of a unified plain port) are
+// served by a transport of goroutines: a reader per connection does the
+// handshake (bounded by Config.HandshakeTimeout, 10 s as Netty's
+// SslHandler on Java's secure port) and then cuts frames out of the
+// decrypted stream with the same framing code (the byteQueue interface),
+// the same four-letter words (after the handshake, as Java) and the same
+// Handler; a writer per connection hands everything queued to crypto/tls
+// in one write, as a flush of an event loop does. Send, SendFunc, Hold,
+// Release, PauseReading, MaxPendingOutput and CloseAfterFlush behave as on
+// the plain port, with one difference that favours TLS: a paused TLS
+// connection is not read at all (as Java's), so MaxPausedInput does not
+// apply. A write blocks while the client does not read; what is queued
+// meanwhile counts against the output caps. OnOpen comes after a
+// successful handshake, so that Conn.TLS and Conn.PeerCertificates (the
+// verified client chain) are there for the server to derive identities
+// from.
+//
+// The limits apply before the handshake, at accept time, as in Java's
+// channelActive: the global limit (MaxCnxns) counts both ports, and the
+// secure port counts connections per IP on its own (it is a listener of
+// its own in Java), while TLS clients of a unified port count with its
+// plain ones. A failed handshake (an untrusted, expired or missing client
+// certificate, a plaintext client, no protocol or cipher suite in
+// common, a stall) closes the connection, is counted
+// (Server.TLSHandshakeFailures) and logged at warn with the remote
+// address and a reason in an operator's words ("TLS handshake failed;
+// connection closed"): the first at once, then at most one line every
+// 10 s, which counts those not logged.
+//
+// With Config.PortUnification (client.portUnification), the plain
+// port's accept loop peeks at each connection's first bytes (MSG_PEEK,
+// so nothing is taken from the socket) for at most
+// HandshakeDetectionTimeout and hands TLS to the TLS transport, plain
+// connections to an event loop. The test is Java's: five bytes that are
+// a TLS record header, or fewer whose first byte is not the handshake
+// record type (a four-letter word is plain). A connection that has sent
+// nothing by the deadline is served as plain, where the sessionless
+// timeout takes over; Java waits without a bound. A TLS client of a
+// plain port without unification is closed at its first four bytes, a
+// length beyond MaxFrame ("Len error"), as on Java.
 package netio

@@ -33,6 +33,13 @@ type Handler interface {
 	OnClose(c *Conn, err error)
 }
 
+// HandshakeObserver is implemented by a Handler that wants to know of
+// failed TLS handshakes (the connection never reaches OnOpen). It is
+// called on the connection's goroutine after the failure was logged.
+type HandshakeObserver interface {
+	OnHandshakeFailure()
+}
+
 // Reasons netio gives OnClose (and Send) for closing a connection itself.
 var (
 	// ErrClosed is returned by Send and SendFunc once the connection is

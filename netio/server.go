@@ -44,8 +44,23 @@ type Server struct {
 	flushes atomic.Uint64
 
 	limitsMu sync.Mutex
-	open     int
-	perIP    map[netip.Addr]*peer
+	open     int                  // both ports: the global limit's count
+	perIP    map[netip.Addr]*peer // the plain port (TLS clients of a unified one too)
+
+	// The secure port and the TLS transport (tlsconn.go, unify.go).
+	secureLn          *net.TCPListener
+	secureAddr        net.Addr
+	secureAcceptDone  chan struct{}
+	secureAccepting   acceptState
+	securePerIP       map[netip.Addr]*peer
+	secureMu          sync.Mutex
+	secureClosed      bool                      // Close has begun: no new TLS connection
+	secureConns       map[*Conn]struct{}        // TLS connections, for Close
+	routing           map[*net.TCPConn]struct{} // connections a unified port is peeking at
+	secureWG          sync.WaitGroup            // their goroutines
+	handshakes        atomic.Int64              // TLS handshakes in progress
+	handshakeFailures atomic.Uint64
+	handshakeLog      handshakeLog
 
 	// Connections whose four-letter-word answer did not fit the socket
 	// and is being finished by a goroutine of its own.
@@ -61,6 +76,12 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("netio: nil Handler")
 	}
+	if cfg.TLS == nil && (cfg.SecureAddr != "" || cfg.PortUnification) {
+		return nil, errors.New("netio: a secure port or port unification needs a TLS configuration")
+	}
+	if cfg.Addr == "" && cfg.SecureAddr == "" {
+		return nil, errors.New("netio: no address to listen on")
+	}
 	cfg = cfg.withDefaults()
 	s := &Server{
 		cfg:        cfg,
@@ -73,15 +94,53 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 		failed:     make(chan struct{}),
 		perIP:      make(map[netip.Addr]*peer),
 		background: make(map[net.Conn]struct{}),
+
+		secureAcceptDone: make(chan struct{}),
+		securePerIP:      make(map[netip.Addr]*peer),
+		secureConns:      make(map[*Conn]struct{}),
+		routing:          make(map[*net.TCPConn]struct{}),
 	}
 	// As Java's: SO_REUSEADDR on the listener (Go sets it), TCP_NODELAY
 	// on every accepted socket (Go sets it) and no SO_KEEPALIVE (-1).
 	// Go's backlog is the kernel's maximum (net.core.somaxconn), not
 	// Java's 50.
 	lc := net.ListenConfig{KeepAlive: -1}
+	if cfg.SecureAddr != "" {
+		ln, err := lc.Listen(context.Background(), "tcp", cfg.SecureAddr)
+		if err != nil {
+			return nil, fmt.Errorf("netio: listen on %s (secure client port): %w", cfg.SecureAddr, err)
+		}
+		s.secureLn = ln.(*net.TCPListener)
+		s.secureAddr = s.secureLn.Addr()
+	}
+	if cfg.Addr == "" {
+		// A secure port only: no event loops.
+		close(s.done)
+		close(s.acceptDone)
+		go s.secureAcceptLoop()
+		return s, nil
+	}
+	if err := s.listenPlain(lc); err != nil {
+		if s.secureLn != nil {
+			_ = s.secureLn.Close()
+		}
+		return nil, err
+	}
+	if s.secureLn != nil {
+		go s.secureAcceptLoop()
+	} else {
+		close(s.secureAcceptDone)
+	}
+	return s, nil
+}
+
+// listenPlain binds the plain client port and starts the event loops and
+// the accept loop.
+func (s *Server) listenPlain(lc net.ListenConfig) error {
+	cfg := s.cfg
 	ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
+		return fmt.Errorf("netio: listen on %s: %w", cfg.Addr, err)
 	}
 	s.ln = ln.(*net.TCPListener)
 	s.addr = s.ln.Addr()
@@ -111,11 +170,11 @@ func Listen(cfg Config, h Handler) (*Server, error) {
 	case <-s.done:
 		cleanup()
 		_ = s.ln.Close()
-		return nil, fmt.Errorf("netio: listen on %s: %w", cfg.Addr, s.runErr)
+		return fmt.Errorf("netio: listen on %s: %w", cfg.Addr, s.runErr)
 	}
 	go s.acceptLoop()
 	go s.watchEngine()
-	return s, nil
+	return nil
 }
 
 // loopListenAddr names the socket gnet is given to listen on. gnet must
@@ -162,6 +221,10 @@ func (s *Server) acceptLoop() {
 			continue
 		}
 		s.accepting.succeeded(s.log)
+		if s.cfg.PortUnification {
+			s.startRoute(nc)
+			continue
+		}
 		s.enroll(nc)
 	}
 }
@@ -219,8 +282,23 @@ func (s *Server) Err() error {
 }
 
 // Addr is the bound address, with the actual port when cfg.Addr asked for
-// port 0.
-func (s *Server) Addr() net.Addr { return s.addr }
+// port 0; the secure port's when there is no plain one.
+func (s *Server) Addr() net.Addr {
+	if s.addr == nil {
+		return s.secureAddr
+	}
+	return s.addr
+}
+
+// SecureAddr is the secure client port's bound address, nil without one.
+func (s *Server) SecureAddr() net.Addr { return s.secureAddr }
+
+// TLSHandshakesInProgress counts the TLS handshakes under way.
+func (s *Server) TLSHandshakesInProgress() int64 { return s.handshakes.Load() }
+
+// TLSHandshakeFailures counts the TLS handshakes that failed (and whose
+// connection was closed) since the server started.
+func (s *Server) TLSHandshakeFailures() uint64 { return s.handshakeFailures.Load() }
 
 // ConnCount is the number of open connections that passed the limits.
 func (s *Server) ConnCount() int {
@@ -244,12 +322,23 @@ func (s *Server) Close() error {
 		// makes it only start the shutdown, and gnet.Run returning says
 		// when it is over.
 		close(s.stopAccept)
-		_ = s.ln.Close()
+		if s.ln != nil {
+			_ = s.ln.Close()
+		}
+		if s.secureLn != nil {
+			_ = s.secureLn.Close()
+		}
 		<-s.acceptDone
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		_ = s.engine.Stop(ctx)
-		<-s.done
+		<-s.secureAcceptDone
+		// TLS connections first: a unified port may still hand a
+		// plain one to the event loops.
+		s.closeSecure()
+		if s.ln != nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_ = s.engine.Stop(ctx)
+			<-s.done
+		}
 		s.stopBackgroundWrites()
 		s.closeErr = s.runErr
 	})
@@ -269,14 +358,15 @@ type peer struct {
 // does), and the zone is not part of it.
 func peerKey(addr netip.Addr) netip.Addr { return addr.Unmap().WithZone("") }
 
-// admit applies the global and per-IP limits to a new connection, as Java
-// does at accept time, and returns the connection's peer, or nil when it
-// is refused.
-func (s *Server) admit(addr netip.Addr) *peer {
+// admitIn applies the global and per-IP limits to a new connection, as
+// Java does at accept time, and returns the connection's peer, or nil when
+// it is refused. perIP is the port's count per IP (s.perIP or
+// s.securePerIP); the global count is the server's.
+func (s *Server) admitIn(addr netip.Addr, perIP map[netip.Addr]*peer) *peer {
 	key := peerKey(addr)
 	s.limitsMu.Lock()
 	defer s.limitsMu.Unlock()
-	p := s.perIP[key]
+	p := perIP[key]
 	if s.cfg.MaxCnxns > 0 && s.open >= s.cfg.MaxCnxns {
 		s.log.Warn().Str("ip", key.String()).Str("limit", "maxCnxns").Int("max", s.cfg.MaxCnxns).Msg("Too many connections; connection refused")
 		return nil
@@ -287,21 +377,25 @@ func (s *Server) admit(addr netip.Addr) *peer {
 	}
 	if p == nil {
 		p = &peer{ip: key.String()}
-		s.perIP[key] = p
+		perIP[key] = p
 	}
 	s.open++
 	p.conns++
 	return p
 }
 
-func (s *Server) release(addr netip.Addr) {
+// release gives back a plain connection's place under the limits.
+func (s *Server) release(addr netip.Addr) { s.releaseIn(addr, s.perIP) }
+
+// releaseIn gives back the place admitIn gave.
+func (s *Server) releaseIn(addr netip.Addr, perIP map[netip.Addr]*peer) {
 	key := peerKey(addr)
 	s.limitsMu.Lock()
 	defer s.limitsMu.Unlock()
 	s.open--
-	if p := s.perIP[key]; p != nil {
+	if p := perIP[key]; p != nil {
 		if p.conns--; p.conns <= 0 {
-			delete(s.perIP, key)
+			delete(perIP, key)
 		}
 	}
 }
@@ -389,7 +483,7 @@ func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	}
 	gc.SetContext(nil)
 	remote := remoteAddrPort(gc.RemoteAddr())
-	p := s.admit(remote.Addr())
+	p := s.admitIn(remote.Addr(), s.perIP)
 	if p == nil {
 		return nil, gnet.Close
 	}
@@ -399,6 +493,7 @@ func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		id:       s.nextID.Add(1),
 		remote:   remote,
 		remoteIP: p.ip,
+		ipCounts: s.perIP,
 	}
 	gc.SetContext(c)
 	c.startSessionlessTimer()

@@ -167,6 +167,7 @@ func (s *Server) OnOpen(nc *netio.Conn) {
 	// a copy, never writes into it.
 	c.ipID[0] = acl.IPIdentity(nc.RemoteIP())
 	c.ids = c.ipID[:]
+	s.tlsOpened(c)
 	s.mon.opened(c)
 	nc.SetContext(c)
 }
@@ -509,6 +510,9 @@ func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
 	err := r.Err()
 	if err == nil {
 		added, err = s.acl.Authenticate(pkt.Scheme, pkt.Auth, c.nc.RemoteIP())
+		if errors.Is(err, acl.ErrCertificateRequired) {
+			added, err = s.x509AuthPacket(c)
+		}
 	}
 	if err != nil {
 		s.logger.Info().Str("remote", c.nc.RemoteIP()).Str("scheme", pkt.Scheme).Err(err).Msg("authentication failed")

@@ -79,4 +79,10 @@
 // zookeeper.allowSaslFailedClients keeps it. A JAAS file that cannot be
 // read stops Open, as it stops Java's start-up; a file without the
 // section leaves SASL off.
+//
+// TLS clients (tls.go) reach the server through the same netio.Handler;
+// a connection whose client certificate the handshake verified starts
+// with the x509 identities of its subject (Java's
+// X509AuthenticationProvider), an x509 auth packet is answered from that
+// certificate, and a failed handshake counts as a failed authentication.
 package server

@@ -1,6 +1,11 @@
 package server
 
 import (
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/acl"
@@ -63,7 +68,31 @@ func FromConf(c *conf.Config, logger zerolog.Logger) Config {
 		AllowFailedClients:       c.SASL.AllowFailedClients,
 		Properties:               c.SystemProperty,
 	}
+	if c.ClientPort == 0 && c.SecureClientPort != 0 {
+		sc.ClientAddr = "" // a secure client port only
+	}
+	if c.SecureClientPort != 0 {
+		host := c.SecureClientPortAddress
+		if host == "" {
+			host = "0.0.0.0"
+		}
+		sc.SecureClientAddr = net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(c.SecureClientPort))
+	}
+	sc.PortUnification = c.ClientPortUnification
+	sc.HandshakeDetectionTimeout = c.ClientTLS.HandshakeDetectionTimeout
+	if c.SecureClientPort != 0 || c.ClientPortUnification {
+		// Java registers the x509 provider by itself for TLS clients
+		// (QuorumPeerConfig.configureSSLAuth); ClientTLS, the stores,
+		// is the caller's to load (tlsconf).
+		sc.ACL.ExtraProviders = append(slices.Clone(sc.ACL.ExtraProviders), acl.ClassX509Provider)
+	}
+	if p, ok := c.System[X509SuperUserProperty]; ok {
+		sc.ACL.X509SuperUser = p.Value
+	}
 	sc.FourLetterWhitelist = c.FourLetterWhitelist
 	sc.Logger = logger
 	return sc
 }
+
+// X509SuperUserProperty names the subject DN of the x509 super user.
+const X509SuperUserProperty = "zookeeper.X509AuthenticationProvider.superUser"

@@ -246,25 +246,32 @@ func (s *Server) RecordStartup(total time.Duration, txns int, txnTime time.Durat
 // ServerStats are the numbers of srvr, stat and the AdminServer's
 // server_stats.
 type ServerStats struct {
-	Latency           SummarySnapshot // all requests: reads and updates
-	PacketsReceived   int64
-	PacketsSent       int64
-	Outstanding       int64
-	Connections       int
-	LastZxid          int64
-	NodeCount         int
-	UptimeMillis      int64
-	FsyncExceeded     int64
-	AuthFailed        int64
-	LastResponseSize  int64
-	MinResponseSize   int64
-	MaxResponseSize   int64
-	ApproximateData   int64
-	EphemeralsCount   int
-	WatchCount        int
-	GlobalSessions    int
-	OpenFileDescCount int64
-	MaxFileDescCount  int64
+	Latency         SummarySnapshot // all requests: reads and updates
+	PacketsReceived int64
+	PacketsSent     int64
+	Outstanding     int64
+	Connections     int
+	LastZxid        int64
+	NodeCount       int
+	UptimeMillis    int64
+	FsyncExceeded   int64
+	AuthFailed      int64
+	// NonMTLSRemote and NonMTLSLocal count the connections to the plain
+	// client port, from elsewhere and from loopback, when TLS is
+	// configured; OutstandingTLSHandshakes is the number of TLS
+	// handshakes under way (see tls.go).
+	NonMTLSRemote            int64
+	NonMTLSLocal             int64
+	OutstandingTLSHandshakes int64
+	LastResponseSize         int64
+	MinResponseSize          int64
+	MaxResponseSize          int64
+	ApproximateData          int64
+	EphemeralsCount          int
+	WatchCount               int
+	GlobalSessions           int
+	OpenFileDescCount        int64
+	MaxFileDescCount         int64
 }
 
 // Stats reads the server-wide statistics.
@@ -281,6 +288,8 @@ func (s *Server) Stats() ServerStats {
 		UptimeMillis:     time.Now().UnixMilli() - m.stats.started.Load(),
 		FsyncExceeded:    m.stats.fsyncExceeded.Load(),
 		AuthFailed:       m.stats.authFailed.Load(),
+		NonMTLSRemote:    m.stats.nonMTLSRemote.Load(),
+		NonMTLSLocal:     m.stats.nonMTLSLocal.Load(),
 		LastResponseSize: m.stats.lastRespSize.Load(),
 		MinResponseSize:  m.stats.minRespSize.Load(),
 		MaxResponseSize:  m.stats.maxRespSize.Load(),
@@ -288,6 +297,9 @@ func (s *Server) Stats() ServerStats {
 		EphemeralsCount:  s.tree.EphemeralCount(),
 		WatchCount:       s.watches.WatchCount(),
 		GlobalSessions:   s.tracker.count(),
+	}
+	if s.net != nil {
+		st.OutstandingTLSHandshakes = s.net.TLSHandshakesInProgress()
 	}
 	st.OpenFileDescCount, st.MaxFileDescCount = fileDescriptors()
 	return st
@@ -355,6 +367,10 @@ type ConnectionInfo struct {
 	AvgLatency     int64
 	MaxLatency     int64
 	FourLetterWord bool // the connection is asking a four-letter word
+	// SecurePort: the connection came in on the secure client port
+	// (Java lists those as secure_connections); TLS clients of a unified
+	// plain port are not.
+	SecurePort bool
 }
 
 // Connections lists the open client connections in the order they were
@@ -378,6 +394,7 @@ func (s *Server) Connections() []ConnectionInfo {
 			MinLatency:     cs.minLat.Load(),
 			MaxLatency:     cs.maxLat.Load(),
 			FourLetterWord: c.fourLetter.Load(),
+			SecurePort:     c.nc.OnSecurePort(),
 		}
 		if cs.lastOp.Load() == 0 {
 			info.LastOp = "NA"

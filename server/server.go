@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -51,6 +52,17 @@ type Config struct {
 	ACL                    acl.Config    // skipACL, superDigest, providers
 	SASL                   SASLConfig    // SASL on the client port (sasl.go)
 	Logger                 zerolog.Logger
+	// The secure client port. ClientTLS is the server side of the ssl.*
+	// keys (tlsconf's ServerConfig); with it, SecureClientAddr
+	// (secureClientPortAddress:secureClientPort, "" for none) is served,
+	// and with PortUnification (client.portUnification) TLS clients of
+	// ClientAddr too. ClientAddr may be "" when SecureClientAddr is set.
+	// A verified client certificate gives its connection the x509
+	// identities (acl.Checker.X509Identities) at once.
+	ClientTLS                 *tls.Config
+	SecureClientAddr          string
+	PortUnification           bool
+	HandshakeDetectionTimeout time.Duration // ssl.handshakeDetectionTimeoutMillis
 	// Ensemble makes the server an ensemble member: Open loads the data
 	// but serves no client, prepares no write and expires no session
 	// until its peer starts a role (StartLearning, StartLeading).
@@ -347,7 +359,7 @@ func serverIDOf(cfg Config) int64 {
 
 // ClientPortConfig is the client port the configuration describes:
 // address, connection limits, frame bound, event loops, sessionless
-// timeout.
+// timeout, and the secure port and TLS.
 func (s *Server) ClientPortConfig() netio.Config {
 	return netio.Config{
 		Addr:               s.cfg.ClientAddr,
@@ -357,6 +369,11 @@ func (s *Server) ClientPortConfig() netio.Config {
 		Loops:              s.cfg.EventLoops,
 		SessionlessTimeout: s.cfg.SessionlessTimeout,
 		Logger:             s.cfg.Logger,
+
+		TLS:                       s.cfg.ClientTLS,
+		SecureAddr:                s.cfg.SecureClientAddr,
+		PortUnification:           s.cfg.PortUnification,
+		HandshakeDetectionTimeout: s.cfg.HandshakeDetectionTimeout,
 	}
 }
 
@@ -369,8 +386,17 @@ func (s *Server) Serve(ln *netio.Server) {
 	s.bg.Add(2)
 	go s.stopServingOnFailure()
 	go s.watchClientPort()
-	s.logger.Info().Str("address", s.net.Addr().String()).Str("dataDir", s.cfg.DataDir).
-		Dur("tickTimeMs", s.cfg.TickTime).Msg("serving clients")
+	ev := s.logger.Info()
+	if s.cfg.ClientAddr != "" {
+		ev = ev.Str("address", s.net.Addr().String())
+	}
+	if a := s.net.SecureAddr(); a != nil {
+		ev = ev.Str("secureAddress", a.String())
+	}
+	if s.cfg.PortUnification {
+		ev = ev.Bool("portUnification", true)
+	}
+	ev.Str("dataDir", s.cfg.DataDir).Dur("tickTimeMs", s.cfg.TickTime).Msg("serving clients")
 }
 
 // Addr returns the address clients connect to, nil before Serve.
@@ -379,6 +405,15 @@ func (s *Server) Addr() net.Addr {
 		return nil
 	}
 	return s.net.Addr()
+}
+
+// SecureAddr returns the secure client port's address, nil before Serve
+// and without one.
+func (s *Server) SecureAddr() net.Addr {
+	if s.net == nil {
+		return nil
+	}
+	return s.net.SecureAddr()
 }
 
 // Failed is closed when the server stopped on an unrecoverable error, such

@@ -580,9 +580,13 @@ type serverStats struct {
 	packetsSent     ShardedCounter
 	fsyncExceeded   Counter
 	authFailed      Counter
-	lastRespSize    atomic.Int64
-	minRespSize     atomic.Int64
-	maxRespSize     atomic.Int64
+	// Plain connections while TLS is configured, from a loopback
+	// address or not (Java's Netty factory counts them; see tls.go).
+	nonMTLSLocal  Counter
+	nonMTLSRemote Counter
+	lastRespSize  atomic.Int64
+	minRespSize   atomic.Int64
+	maxRespSize   atomic.Int64
 }
 
 func (st *serverStats) resetResponseSizes() {

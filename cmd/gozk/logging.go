@@ -151,7 +151,6 @@ func logStart(logger zerolog.Logger, cfg *conf.Config) {
 	for _, w := range cfg.Warnings {
 		logger.Warn().Msg(w)
 	}
-	warnSecurePortUnserved(logger, cfg)
 }
 
 // reopenLog handles SIGHUP: the log file is reopened for rotation.

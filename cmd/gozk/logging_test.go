@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/gozk/gozk/conf"
 )
 
 func TestLogShapes(t *testing.T) {
@@ -135,41 +133,5 @@ func TestLoggedDurationIsMilliseconds(t *testing.T) {
 	}
 	if m["tookMs"] != 29.114316 {
 		t.Fatalf("tookMs = %v, want 29.114316 (milliseconds): %s", m["tookMs"], buf.String())
-	}
-}
-
-func TestSecurePortUnservedWarning(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "zoo.cfg")
-	cfgText := "dataDir=" + dir + "\nclientPort=2181\nsecureClientPort=2281\n" +
-		"ssl.keyStore.location=/k.jks\nssl.trustStore.location=/t.jks\nssl.quorum.keyStore.location=/q.jks\n"
-	if err := os.WriteFile(p, []byte(cfgText), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := conf.Load(p, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	logStart(zerolog.New(&buf), cfg)
-	var warning map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["secureClientPort"] != nil {
-			warning = m
-		}
-	}
-	if warning == nil || warning["level"] != "warn" || !strings.Contains(warning["message"].(string), "not opened") {
-		t.Fatalf("no warning about the secure port:\n%s", buf.String())
-	}
-	if got := warning["unused"]; len(got.([]any)) != 2 {
-		t.Fatalf("unused ssl settings %v, want the two ssl.* client keys", got)
-	}
-
-	buf.Reset()
-	cfg.SecureClientPort = 0
-	logStart(zerolog.New(&buf), cfg)
-	if strings.Contains(buf.String(), "secureClientPort") {
-		t.Fatalf("warned without a secure port:\n%s", buf.String())
 	}
 }

@@ -197,6 +197,10 @@ func runServer(c *cli.Context) error {
 		}
 	}
 	logStart(logger, cfg)
+	tlsSource, err := clientTLS(cfg, logger)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", cfg.File, err), exitBadConfig)
+	}
 	stopTrace, err := startTrace()
 	if err != nil {
 		return cli.Exit(err.Error(), exitRuntime)
@@ -226,6 +230,14 @@ func runServer(c *cli.Context) error {
 	defer mon.stop()
 	sc := server.FromConf(cfg, logger)
 	sc.EventLoops = applyProcs(sc.EventLoops)
+	if tlsSource != nil {
+		sc.ClientTLS = tlsSource.ServerConfig()
+		if cfg.ClientCertReload {
+			stopWatch := make(chan struct{})
+			defer close(stopWatch)
+			tlsSource.WatchFiles(stopWatch)
+		}
+	}
 	if ensemble {
 		sc.Ensemble = true
 		sc.ServerID = cfg.Quorum.ServerID
@@ -377,8 +389,8 @@ func checkRunnable(cfg *conf.Config) error {
 		}
 		return checkDataDirs(cfg)
 	}
-	if cfg.ClientPort == 0 {
-		return cli.Exit(fmt.Sprintf("%s: clientPort is not set; gozk needs a client port to serve", cfg.File), exitBadConfig)
+	if cfg.ClientPort == 0 && cfg.SecureClientPort == 0 {
+		return cli.Exit(fmt.Sprintf("%s: neither clientPort nor secureClientPort is set; gozk needs a client port to serve", cfg.File), exitBadConfig)
 	}
 	return checkDataDirs(cfg)
 }

@@ -1,34 +1,33 @@
 package main
 
 import (
-	"slices"
-	"strconv"
-	"strings"
+	"fmt"
 
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/tlsconf"
 )
 
-// warnSecurePortUnserved says at start-up that secureClientPort is not
-// opened: gozk has no TLS yet, and a port that Java would serve must not
-// be left out without a word. The ssl.* settings that go with it are
-// named, as they are unused too.
-func warnSecurePortUnserved(logger zerolog.Logger, cfg *conf.Config) {
-	if cfg.SecureClientPort == 0 {
-		return
+// clientTLS loads the ssl.* stores when the configuration serves TLS
+// clients (secureClientPort, or client.portUnification on clientPort),
+// nil otherwise. A store that cannot be read, a wrong password or a
+// value Java would refuse stops start-up with the key and file named
+// (tlsconf's errors), where Java would only fail each TLS connection.
+func clientTLS(cfg *conf.Config, logger zerolog.Logger) (*tlsconf.Source, error) {
+	if cfg.SecureClientPort == 0 && !cfg.ClientPortUnification {
+		return nil, nil
 	}
-	var ssl []string
-	for k := range cfg.Properties {
-		if strings.HasPrefix(k, "ssl.") && !strings.HasPrefix(k, "ssl.quorum.") {
-			ssl = append(ssl, k)
-		}
+	if p := cfg.ClientTLS.AuthProvider; p != "" && p != "x509" {
+		// Java needs zookeeper.authProvider.<p> naming an
+		// X509AuthenticationProvider whose scheme is <p>; the only one it
+		// ships (and the only one gozk has) is x509's.
+		return nil, fmt.Errorf("ssl.authProvider=%s: no x509 authentication provider has the scheme %q; "+
+			"gozk has only org.apache.zookeeper.server.auth.X509AuthenticationProvider (scheme x509): remove ssl.authProvider or set it to x509", p, p)
 	}
-	slices.Sort(ssl)
-	ev := logger.Warn().Int("secureClientPort", cfg.SecureClientPort).Str("clientPort", strconv.Itoa(cfg.ClientPort))
-	if len(ssl) > 0 {
-		ev = ev.Strs("unused", ssl)
+	src, err := tlsconf.New(cfg.ClientTLS, "ssl.", tlsconf.Options{Logger: logger})
+	if err != nil {
+		return nil, err
 	}
-	ev.Msg("secureClientPort is not served: this build of gozk has no TLS, so the secure client port is not opened " +
-		"and its ssl.* settings are unused; only clientPort is served")
+	return src, nil
 }

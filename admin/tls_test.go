@@ -1,0 +1,102 @@
+package admin
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/server"
+)
+
+// selfSigned is a server certificate for 127.0.0.1 and a pool that trusts
+// it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "server"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, IsCA: true, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+// TestSecurePortInCommands: conf names the secure port, the AdminServer
+// lists its connections as secure_connections, and mntr counts the plain
+// connections as non-mTLS.
+func TestSecurePortInCommands(t *testing.T) {
+	cert, pool := selfSigned(t)
+	cmds := New(Options{Version: FullVersion("test", time.Now()), InitialConfig: "tickTime=2000\n"})
+	cfg := server.Defaults()
+	cfg.ClientAddr = "127.0.0.1:0"
+	cfg.SecureClientAddr = "127.0.0.1:0"
+	cfg.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.NoClientCert}
+	cfg.DataDir = t.TempDir()
+	cfg.ForceSync = false
+	cfg.FourLetterWhitelist = "*"
+	cfg.FourLetterWords = cmds.FourLetterWord
+	s, err := server.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cmds.Attach(s)
+	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, address, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+	}
+	c, _, err := zk.Connect([]string{s.SecureAddr().String()}, 10*time.Second, zk.WithLogInfo(false), zk.WithDialer(dialer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	if _, _, err := c.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+
+	_, port, _ := net.SplitHostPort(s.SecureAddr().String())
+	if out := ask(t, s, "conf"); !strings.Contains(out, "\nsecureClientPort="+port+"\n") {
+		t.Errorf("conf does not name the secure port %s:\n%s", port, out)
+	}
+	if out := ask(t, s, "mntr"); !strings.Contains(out, "zk_non_mtls_local_conn_count\t2\n") || !strings.Contains(out, "zk_outstanding_tls_handshake\t0\n") {
+		// conf and mntr themselves: two plain connections from loopback.
+		t.Errorf("mntr non-mTLS counts:\n%s", out)
+	}
+	h, err := cmds.StartAdminServer(AdminServerConfig{Address: "127.0.0.1", Port: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	resp, err := http.Get("http://" + h.Addr().String() + "/commands/connections")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	out := string(b)
+	if !strings.Contains(out, `"connections" : [ ],`) || !strings.Contains(out, `"secure_connections" : [ {`) {
+		t.Errorf("connections:\n%s", out)
+	}
+}
