@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
+	"github.com/gozk/gozk/quorum/quorumtls"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
@@ -77,7 +78,10 @@ type LearnerConn struct {
 	// MaxPacket bounds a packet's data (jute.maxbuffer plus its extra
 	// size).
 	MaxPacket int
-	Logger    zerolog.Logger
+	// TLS is sslQuorum: with it the learner speaks TLS to its leader and
+	// verifies the leader's certificate; nil is plain.
+	TLS    *quorumtls.Config
+	Logger zerolog.Logger
 }
 
 // ErrLeaderLost is wrapped by FollowLeader's error when the connection to
@@ -123,6 +127,17 @@ func dialLeader(ctx context.Context, c LearnerConn) (net.Conn, error) {
 		d := net.Dialer{Timeout: timeout}
 		conn, err := d.DialContext(ctx, "tcp", c.LeaderAddr)
 		if err == nil {
+			// A failed handshake counts as a failed try, as in Java.
+			var by time.Time
+			if c.InitTimeout > 0 {
+				by = start.Add(c.InitTimeout)
+			}
+			conn, err = c.TLS.Dial(ctx, conn, c.LeaderAddr, by)
+		}
+		if err == nil {
+			if v, cs, ok := quorumtls.Describe(conn); ok {
+				c.Logger.Info().Str("leader", c.LeaderAddr).Str("protocol", v).Str("cipher", cs).Msg("connected to the leader: TLS handshake complete")
+			}
 			return conn, nil
 		}
 		left := c.InitTimeout - time.Since(start)

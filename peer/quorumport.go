@@ -1,9 +1,14 @@
 package peer
 
 import (
+	"context"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gozk/gozk/quorum/quorumtls"
 )
 
 // quorumPort is the member's quorum port (learners connect to their
@@ -14,9 +19,18 @@ import (
 // connection waits until this member leads (then the leader takes it),
 // for at most maxWait; past that, or beyond maxHeld waiting ones, it is
 // closed.
+//
+// With sslQuorum or portUnification, each connection first goes through
+// quorumtls (TLS handshake, or the plain/TLS detection) on its own
+// goroutine, bounded by maxWait too, so one slow or failing learner
+// never holds up the others.
 type quorumPort struct {
 	ln      net.Listener
 	maxWait time.Duration
+	tls     *quorumtls.Config
+	log     zerolog.Logger
+	ctx     context.Context // done once the port is closed
+	cancel  context.CancelFunc
 
 	mu      sync.Mutex
 	held    []heldConn
@@ -32,12 +46,13 @@ type heldConn struct {
 // maxHeld bounds the connections waiting for this member to lead.
 const maxHeld = 64
 
-func listenQuorumPort(addr string, maxWait time.Duration) (*quorumPort, error) {
+func listenQuorumPort(addr string, maxWait time.Duration, tlsc *quorumtls.Config, log zerolog.Logger) (*quorumPort, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	p := &quorumPort{ln: ln, maxWait: maxWait}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &quorumPort{ln: ln, maxWait: maxWait, tls: tlsc, log: log, ctx: ctx, cancel: cancel}
 	go p.acceptLoop()
 	return p, nil
 }
@@ -51,21 +66,50 @@ func (p *quorumPort) acceptLoop() {
 		if tc, ok := conn.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
-		p.mu.Lock()
-		switch {
-		case p.deliver != nil:
-			p.deliver(conn)
-		case p.closed:
-			conn.Close()
-		default:
-			p.dropStaleLocked(time.Now())
-			if len(p.held) >= maxHeld {
-				conn.Close()
-			} else {
-				p.held = append(p.held, heldConn{conn, time.Now()})
-			}
+		if p.tls == nil {
+			p.admit(conn)
+			continue
 		}
-		p.mu.Unlock()
+		go p.secure(conn)
+	}
+}
+
+// secure runs the TLS handshake (or the detection) of a learner's
+// connection; a learner that fails it is closed and logged, the port
+// goes on.
+func (p *quorumPort) secure(conn net.Conn) {
+	remote := conn.RemoteAddr().String()
+	stop := context.AfterFunc(p.ctx, func() { conn.Close() })
+	sc, err := p.tls.Accept(p.ctx, conn, time.Now().Add(p.maxWait))
+	stop()
+	if err != nil {
+		if p.ctx.Err() == nil {
+			p.log.Warn().Err(err).Str("remote", remote).Msg("closing a quorum connection: refused by TLS")
+		}
+		return
+	}
+	if v, c, ok := quorumtls.Describe(sc); ok {
+		p.log.Info().Str("remote", remote).Str("protocol", v).Str("cipher", c).Msg("quorum connection accepted: TLS handshake complete")
+	}
+	p.admit(sc)
+}
+
+// admit hands conn to the leader, or holds it until this member leads.
+func (p *quorumPort) admit(conn net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.deliver != nil:
+		p.deliver(conn)
+	case p.closed:
+		conn.Close()
+	default:
+		p.dropStaleLocked(time.Now())
+		if len(p.held) >= maxHeld {
+			conn.Close()
+		} else {
+			p.held = append(p.held, heldConn{conn, time.Now()})
+		}
 	}
 }
 
@@ -114,5 +158,6 @@ func (p *quorumPort) close() {
 	}
 	p.held = nil
 	p.mu.Unlock()
+	p.cancel()
 	p.ln.Close()
 }

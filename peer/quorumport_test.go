@@ -4,13 +4,15 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // TestQuorumPortHoldsEarlyLearners: a learner that dials before this
 // member leads is handed to the leader once it starts, not refused; one
 // that waited longer than the bound is closed instead.
 func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour)
+	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	}
 	p.detach()
 
-	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond)
+	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
