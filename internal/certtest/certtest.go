@@ -49,8 +49,9 @@ type Bundle struct {
 	// PEM holds the private key (unencrypted PKCS#8) then the
 	// certificate: a PEM key store as Java reads it.
 	PEM string
-	// EncryptedPEM is PEM with the key as encrypted PKCS#8 (PBES2,
-	// PBKDF2 with HMAC-SHA256, AES-256-CBC) under the set's password.
+	// EncryptedPEM is PEM with the key as encrypted PKCS#8 under the
+	// set's password, with PBEWithSHA1AndDESede: ZooKeeper 3.8's PEM
+	// reader cannot decrypt PBES2 (openssl's default) on a JDK 17.
 	EncryptedPEM string
 	P12          string // PKCS12 key store, alias "key"
 	JKS          string // JKS key store, alias "key", key password = store password
@@ -58,7 +59,7 @@ type Bundle struct {
 
 // TrustStores holds one CA certificate as a trust store in each format.
 type TrustStores struct {
-	PEM string // the CA certificate, PEM
+	PEM string // the CA certificate, PEM (named *.pem, as Java detects the type by it)
 	P12 string // PKCS12 trust store (a trusted certificate entry, alias "ca")
 	JKS string // JKS trust store (alias "ca")
 }
@@ -138,9 +139,16 @@ func New(t testing.TB, opts Options) *Set {
 // loopback SANs and the given subject (openssl -subj form). name must be
 // unique within the set: it names the files.
 func (s *Set) Issue(t testing.TB, name, subject string) Bundle {
+	return s.IssueSAN(t, name, subject, "IP:127.0.0.1,DNS:localhost")
+}
+
+// IssueSAN is Issue with the subjectAltName given in openssl's syntax
+// ("DNS:zk1.example,IP:10.0.0.1"); empty: no SAN extension at all, so
+// that host name checks fall back to the subject's CN.
+func (s *Set) IssueSAN(t testing.TB, name, subject, san string) Bundle {
 	t.Helper()
 	s.t = t
-	b := s.issue(name, subject, *s.ca, "")
+	b := s.issueWith(name, subject, *s.ca, "", san)
 	s.wait()
 	return b
 }
@@ -192,7 +200,7 @@ func (s *Set) keyArgs() []string {
 
 func (s *Set) newCA(name, subject string) (Bundle, authority) {
 	s.t.Helper()
-	a := authority{cert: s.path(name + ".crt"), key: s.path(name + ".key")}
+	a := authority{cert: s.path(name + "-cert.pem"), key: s.path(name + "-key.pem")}
 	args := append([]string{"req", "-x509"}, s.keyArgs()...)
 	args = append(args, "-nodes", "-keyout", a.key, "-out", a.cert, "-days", "3650", "-sha256",
 		"-subj", subject,
@@ -205,15 +213,20 @@ func (s *Set) newCA(name, subject string) (Bundle, authority) {
 const leafExtensions = `basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth,clientAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost
 `
 
-// issue makes a leaf signed by ca; mode "expired" backdates it.
+// issue makes a leaf with the loopback SANs signed by ca; mode
+// "expired" backdates it.
 func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	s.t.Helper()
+	return s.issueWith(name, subject, ca, mode, "IP:127.0.0.1,DNS:localhost")
+}
+
+func (s *Set) issueWith(name, subject string, ca authority, mode, san string) Bundle {
+	s.t.Helper()
 	b := Bundle{
-		CertPEM:      s.path(name + ".crt"),
-		KeyPEM:       s.path(name + ".key"),
+		CertPEM:      s.path(name + "-cert.pem"),
+		KeyPEM:       s.path(name + "-key.pem"),
 		PEM:          s.path(name + ".pem"),
 		EncryptedPEM: s.path(name + ".enc.pem"),
 		P12:          s.path(name + ".p12"),
@@ -221,7 +234,11 @@ func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	}
 	csr := s.path(name + ".csr")
 	ext := s.path(name + ".ext")
-	s.write(ext, leafExtensions)
+	extensions := leafExtensions
+	if san != "" {
+		extensions += "subjectAltName=" + san + "\n"
+	}
+	s.write(ext, extensions)
 	args := append([]string{"req", "-new"}, s.keyArgs()...)
 	args = append(args, "-nodes", "-keyout", b.KeyPEM, "-out", csr, "-subj", subject, "-multivalue-rdn")
 	s.run("openssl", args...)
@@ -237,9 +254,9 @@ func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 	key := s.read(b.KeyPEM)
 	cert := s.read(b.CertPEM)
 	s.write(b.PEM, key+cert)
-	encKey := s.path(name + ".enc.key")
+	encKey := s.path(name + "-key.enc")
 	s.run("openssl", "pkcs8", "-topk8", "-in", b.KeyPEM, "-out", encKey,
-		"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA256", "-passout", "pass:"+s.Password)
+		"-v1", "PBE-SHA1-3DES", "-passout", "pass:"+s.Password)
 	s.write(b.EncryptedPEM, s.read(encKey)+cert)
 	s.run("openssl", "pkcs12", "-export", "-in", b.CertPEM, "-inkey", b.KeyPEM, "-name", "key",
 		"-out", b.P12, "-passout", "pass:"+s.Password)

@@ -115,6 +115,14 @@ func TestNewMakesUsableStores(t *testing.T) {
 		}
 	}
 
+	noSAN := s.IssueSAN(t, "nosan", "/CN=zk1.example", "")
+	if c := readCert(t, noSAN.CertPEM); len(c.DNSNames)+len(c.IPAddresses) != 0 {
+		t.Errorf("IssueSAN without SAN: %v %v", c.DNSNames, c.IPAddresses)
+	}
+	dnsOnly := s.IssueSAN(t, "dnsonly", "/CN=x", "DNS:zk1.example")
+	if c := readCert(t, dnsOnly.CertPEM); len(c.DNSNames) != 1 || c.DNSNames[0] != "zk1.example" || len(c.IPAddresses) != 0 {
+		t.Errorf("IssueSAN DNS:zk1.example: %v %v", c.DNSNames, c.IPAddresses)
+	}
 	extra := s.Issue(t, "carol", "/CN=carol")
 	if extra.SubjectDN != "CN=carol" || verify(extra) != nil {
 		t.Errorf("Issue: %q %v", extra.SubjectDN, verify(extra))

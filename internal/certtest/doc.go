@@ -23,6 +23,9 @@
 // key usages and the loopback SANs, so any of them can serve either end
 // of a handshake.
 //
+// Set.Issue and Set.IssueSAN add certificates signed by the CA later,
+// the latter with any subjectAltName (or none).
+//
 // When openssl or keytool is missing New skips the test with the reason.
 // keytool starts a JVM per store, so New takes seconds; it runs the
 // keytool calls in parallel, and a test that needs several certificates
