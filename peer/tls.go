@@ -2,6 +2,7 @@ package peer
 
 import (
 	"crypto/tls"
+	"net"
 
 	"github.com/rs/zerolog"
 
@@ -35,10 +36,10 @@ func quorumTLS(c *conf.Config, log zerolog.Logger, stop <-chan struct{}) (*quoru
 		}
 		log.Warn().Err(err).Msg("portUnification: the ssl.quorum.* stores cannot be read; TLS connections to this member will fail")
 		qc.Server = func() *tls.Config { return &tls.Config{} }
-		qc.Client = func(string) *tls.Config { return &tls.Config{} }
+		qc.Client = func(conn net.Conn, _ string) *tls.Conn { return tls.Client(conn, &tls.Config{}) }
 	} else {
 		qc.Server = src.ServerConfig
-		qc.Client = src.ClientConfig
+		qc.Client = src.Client
 		if q.SSLQuorumReloadCertFiles {
 			go src.WatchFiles(stop)
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gozk/gozk/internal/certtest"
 	"github.com/gozk/gozk/server"
-	"github.com/gozk/gozk/tlsconf"
 )
 
 // writeHostsEnsemble writes a zoo.cfg and myid per member, member i+1
@@ -135,9 +134,6 @@ func TestSSLQuorumHostnameVerification(t *testing.T) {
 		}
 	})
 	t.Run("off", func(t *testing.T) {
-		if tlsconf.Placeholder {
-			t.Skip("needs package tlsconf")
-		}
 		common := append([]string{"sslQuorum=true", "ssl.quorum.hostnameVerification=false"}, stores...)
 		members := startAll(t, writeHostsEnsemble(t, hosts, common, nil))
 		waitRoles(t, members...)

@@ -326,9 +326,10 @@ func tail(s string, n int) string {
 // operator has them) trusting the set's CA.
 func qtStores(set *certtest.Set, b certtest.Bundle) []string {
 	return []string{
-		"ssl.quorum.keyStore.location=" + b.PEM,
-		"ssl.quorum.trustStore.location=" + set.Trust.PEM,
-		"ssl.quorum.trustStore.type=PEM",
+		"ssl.quorum.keyStore.location=" + b.JKS,
+		"ssl.quorum.keyStore.password=" + set.Password,
+		"ssl.quorum.trustStore.location=" + set.Trust.JKS,
+		"ssl.quorum.trustStore.password=" + set.Password,
 	}
 }
 

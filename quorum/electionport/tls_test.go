@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -35,8 +36,8 @@ func memberTLS(t *testing.T, set *certtest.Set, b certtest.Bundle, sslQuorum, un
 		Server: func() *tls.Config {
 			return &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
 		},
-		Client: func(host string) *tls.Config {
-			return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host}
+		Client: func(conn net.Conn, host string) *tls.Conn {
+			return tls.Client(conn, &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host})
 		},
 	}
 }

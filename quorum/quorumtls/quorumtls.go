@@ -29,10 +29,12 @@ type Config struct {
 	// Server returns the listener's TLS configuration; it is called for
 	// each connection, so that reloaded certificates serve new ones.
 	Server func() *tls.Config
-	// Client returns the TLS configuration for dialling host (an address
-	// or a name, as configured), which verifies that the server's
-	// certificate is valid for it when hostname verification is on.
-	Client func(host string) *tls.Config
+	// Client wraps conn, dialled to host (an address or a name, as
+	// configured), in TLS; the handshake verifies the server's
+	// certificate, and its host when hostname verification is on
+	// (tlsconf.Source.Client: the address dialled first, then the name,
+	// as Java's ZKTrustManager).
+	Client func(conn net.Conn, host string) *tls.Conn
 	// DetectTimeout bounds the wait for the first bytes that tell TLS
 	// from plain on a unified port (ssl.quorum.handshakeDetectionTimeoutMillis).
 	DetectTimeout time.Duration
@@ -126,7 +128,7 @@ func (c *Config) Dial(ctx context.Context, conn net.Conn, addr string, deadline 
 	if err != nil {
 		host = addr
 	}
-	tc := tls.Client(conn, c.Client(host))
+	tc := c.Client(conn, host)
 	if err := handshake(ctx, tc, deadline); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("TLS handshake with %s failed: %w", addr, err)

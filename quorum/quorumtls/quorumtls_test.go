@@ -18,7 +18,7 @@ import (
 // configFor builds the TLS of one member from a certtest bundle, trusting
 // the set's CA, with Go's own verification: a stand-in for the stores
 // package in these tests, which are about the ports, not the stores.
-func configFor(t *testing.T, set *certtest.Set, b certtest.Bundle, trustPEM string) (server func() *tls.Config, client func(string) *tls.Config) {
+func configFor(t *testing.T, set *certtest.Set, b certtest.Bundle, trustPEM string) (server func() *tls.Config, client func(net.Conn, string) *tls.Conn) {
 	t.Helper()
 	cert, err := tls.LoadX509KeyPair(b.CertPEM, b.KeyPEM)
 	if err != nil {
@@ -35,8 +35,8 @@ func configFor(t *testing.T, set *certtest.Set, b certtest.Bundle, trustPEM stri
 	server = func() *tls.Config {
 		return &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
 	}
-	client = func(host string) *tls.Config {
-		return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host}
+	client = func(conn net.Conn, host string) *tls.Conn {
+		return tls.Client(conn, &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host})
 	}
 	return server, client
 }
@@ -189,7 +189,7 @@ func TestHandshakeFailures(t *testing.T) {
 
 	// The server's certificate is valid for 127.0.0.1 and localhost, not
 	// for the name dialled.
-	elsewhere := &Config{TLS: true, Server: srv, Client: func(string) *tls.Config { return cli("gozk.invalid") }}
+	elsewhere := &Config{TLS: true, Server: srv, Client: func(conn net.Conn, _ string) *tls.Conn { return cli(conn, "gozk.invalid") }}
 	_, _, _, derr = pair(t, good, elsewhere, false, nil)
 	var host x509.HostnameError
 	if !errors.As(derr, &host) {
