@@ -41,7 +41,7 @@ func quorumTLS(c *conf.Config, log zerolog.Logger, stop <-chan struct{}) (*quoru
 		qc.Server = src.ServerConfig
 		qc.Client = src.Client
 		if q.SSLQuorumReloadCertFiles {
-			go src.WatchFiles(stop)
+			src.WatchFiles(stop)
 		}
 	}
 	log.Info().Str("mode", qc.Mode()).Bool("sslQuorum", q.SSLQuorum).Bool("portUnification", q.PortUnification).

@@ -155,3 +155,43 @@ func TestPortUnificationMixedEnsemble(t *testing.T) {
 	}
 	writeThroughAll(t, members...)
 }
+
+// TestSSLQuorumReloadCertFiles: member 3 starts with a certificate the
+// others refuse; with sslQuorumReloadCertFiles, putting a trusted one in
+// its key store file lets it join without a restart (its next
+// connections present the new certificate).
+func TestSSLQuorumReloadCertFiles(t *testing.T) {
+	set := certtest.New(t, certtest.Options{})
+	keyStore := filepath.Join(t.TempDir(), "member3.pem")
+	copyFile(t, set.Untrusted.PEM, keyStore)
+	hosts := []string{"127.0.0.1", "127.0.0.1", "127.0.0.1"}
+	own := [][]string{quorumStores(set, set.Server), quorumStores(set, set.Server), {
+		"ssl.quorum.keyStore.location=" + keyStore,
+		"ssl.quorum.trustStore.location=" + set.Trust.PEM,
+	}}
+	members := startAll(t, writeHostsEnsemble(t, hosts, []string{"sslQuorum=true", "sslQuorumReloadCertFiles=true"}, own))
+	waitRoles(t, members[0], members[1])
+	if members[2].srv.Serving() {
+		t.Fatal("member 3 serves with a refused certificate")
+	}
+	copyFile(t, set.Server.PEM, keyStore)
+	waitRoles(t, members...)
+	writeThroughAll(t, members...)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through a temporary file and a rename, so the watcher never reads
+	// half a store.
+	tmp := to + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, to); err != nil {
+		t.Fatal(err)
+	}
+}
