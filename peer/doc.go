@@ -38,6 +38,13 @@
 // play a Java leader's packet sequences against it, with a recording store
 // and with a real server.
 //
+// With sslQuorum or portUnification (tls.go) the quorum port, the
+// learner's dial and the election port go through quorum/quorumtls with
+// the ssl.quorum.* stores loaded by tlsconf (a store that cannot be read
+// stops NewMember when sslQuorum is set); the quorum port runs each
+// learner's handshake on its own goroutine, bounded by initLimit, and a
+// learner refused by TLS is closed and logged while the others go on.
+//
 // The I/O steps at Zab's dangerous moments (a proposal durable and not yet
 // acknowledged, NEWLEADER acknowledged, the current epoch written, part of
 // a SNAP sent, the leader's own log durable) call internal/failpoint's Hit,
