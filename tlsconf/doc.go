@@ -27,7 +27,9 @@
 // and its certificate chain in one file; with a password the key must
 // be an ENCRYPTED PRIVATE KEY (PBEWithSHA1AndDESede, which Java reads,
 // or PBES2, which Java 3.8 on JDK 17 does not). Only trusted-certificate
-// entries of a trust store are anchors. An unreadable store, a wrong
+// entries of a trust store are anchors; in a PEM trust store, of
+// certificates with the same subject only the last, as Java files them
+// by subject name. An unreadable store, a wrong
 // password, a key store without a key and a trust store without a
 // certificate are errors at New (Java starts with an empty key store
 // and fails the handshakes; gozk says so at start).

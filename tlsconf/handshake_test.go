@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +244,28 @@ func testReload(t *testing.T, set *certtest.Set) {
 			t.Fatal("WatchFiles did not reload the changed key store")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testPEMTrustSameSubject: of two certificates with the same subject in
+// a PEM trust store only the last is trusted, as in Java's PemReader.
+func testPEMTrustSameSubject(t *testing.T, set *certtest.Set) {
+	shadow := set.IssueSAN(t, "shadow-ca", "/O=gozk test/CN=gozk test CA", "")
+	dir := t.TempDir()
+	server := mustNew(t, tlsConfig(set.Server.JKS, set.Trust.JKS, set.Password), Options{})
+	for name, files := range map[string][]string{"shadowed": {set.Trust.PEM, shadow.CertPEM}, "last": {shadow.CertPEM, set.Trust.PEM}} {
+		var pemText []byte
+		for _, f := range files {
+			pemText = append(pemText, mustRead(t, f)...)
+		}
+		trust := filepath.Join(dir, name+".pem")
+		if err := os.WriteFile(trust, pemText, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		client := mustNew(t, tlsConfig(set.Clients[0].PEM, trust, ""), Options{})
+		_, cerr, _, _ := handshake(t, server.ServerConfig(), dialer(client, "127.0.0.1"))
+		if (cerr == nil) != (name == "last") {
+			t.Errorf("%s: client error %v", name, cerr)
+		}
 	}
 }

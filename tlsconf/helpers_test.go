@@ -35,6 +35,7 @@ func TestWithCertificates(t *testing.T) {
 		{"ClientHostnameVerification", testClientHostnameVerification},
 		{"ProtocolMismatchFails", testProtocolMismatchFails},
 		{"Reload", testReload},
+		{"PEMTrustSameSubject", testPEMTrustSameSubject},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, set) })
 	}

@@ -121,6 +121,7 @@ func loadTrustStore(path string, typ StoreType, password string) (*x509.CertPool
 	switch {
 	case typ == PEM:
 		anchors, err = pemCertificates(raw)
+		anchors = lastPerSubject(anchors)
 	case bytes.HasPrefix(raw, jksMagic):
 		anchors, err = jksTrustStore(raw, password)
 	default:
@@ -146,6 +147,26 @@ func loadTrustStore(path string, typ StoreType, password string) (*x509.CertPool
 		pool.AddCert(c)
 	}
 	return pool, nil
+}
+
+// lastPerSubject keeps, of certificates with the same subject, the
+// last: Java's PemReader files a PEM trust store's certificates under
+// their subject name, so a later one replaces an earlier one (an old
+// and a renewed CA certificate with the same name: only the later is
+// trusted).
+func lastPerSubject(certs []*x509.Certificate) []*x509.Certificate {
+	index := map[string]int{}
+	var out []*x509.Certificate
+	for _, c := range certs {
+		dn := SubjectDN(c)
+		if i, ok := index[dn]; ok {
+			out[i] = c
+			continue
+		}
+		index[dn] = len(out)
+		out = append(out, c)
+	}
+	return out
 }
 
 func p12Error(err error) error {
