@@ -3,7 +3,6 @@
 package security
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -107,7 +106,7 @@ func qtEnsemble(t *testing.T, kinds []qtKind, own func(id int64) []string) []*qt
 				os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s%d.log", name, m.kind, m.id)), []byte(m.log()), 0o644)
 			}
 			if t.Failed() {
-				t.Logf("log of server %d (%s), last lines:\n%s", m.id, m.kind, tail(m.log(), 40))
+				t.Logf("log of server %d (%s), last lines:\n%s", m.id, m.kind, qtTail(m.log(), 40))
 			}
 		}
 	})
@@ -243,7 +242,7 @@ func (m *qtMember) waitServing(modes ...string) string {
 			}
 		}
 		if m.exitedEarly() {
-			m.t.Fatalf("%v ended by itself:\n%s", m, tail(m.log(), 40))
+			m.t.Fatalf("%v ended by itself:\n%s", m, qtTail(m.log(), 40))
 		}
 		if time.Now().After(deadline) {
 			m.t.Fatalf("%v is %q after %v, want %v", m, mode, qtWait, modes)
@@ -254,7 +253,7 @@ func (m *qtMember) waitServing(modes ...string) string {
 
 func (m *qtMember) connect() *zk.Conn {
 	m.t.Helper()
-	conn, events, err := zk.Connect([]string{m.addr()}, 30*time.Second, zk.WithLogger(quiet{}))
+	conn, events, err := zk.Connect([]string{m.addr()}, 30*time.Second, zk.WithLogger(qtQuiet{}))
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -272,12 +271,12 @@ func (m *qtMember) connect() *zk.Conn {
 	}
 }
 
-type quiet struct{}
+type qtQuiet struct{}
 
-func (quiet) Printf(string, ...interface{}) {}
+func (qtQuiet) Printf(string, ...interface{}) {}
 
-// writeThrough creates a node through each member.
-func writeThrough(t *testing.T, tag string, ms ...*qtMember) {
+// qtWriteThrough creates a node through each member.
+func qtWriteThrough(t *testing.T, tag string, ms ...*qtMember) {
 	t.Helper()
 	for _, m := range ms {
 		conn := m.connect()
@@ -289,8 +288,8 @@ func writeThrough(t *testing.T, tag string, ms ...*qtMember) {
 	}
 }
 
-// identicalTrees dumps every member's tree after a sync and compares.
-func identicalTrees(t *testing.T, ms ...*qtMember) {
+// qtIdenticalTrees dumps every member's tree after a sync and compares.
+func qtIdenticalTrees(t *testing.T, ms ...*qtMember) {
 	t.Helper()
 	var want ensemble.Tree
 	for i, m := range ms {
@@ -314,7 +313,7 @@ func identicalTrees(t *testing.T, ms ...*qtMember) {
 	t.Logf("%d nodes, identical on %d members", len(want), len(ms))
 }
 
-func tail(s string, n int) string {
+func qtTail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
@@ -333,18 +332,18 @@ func qtStores(set *certtest.Set, b certtest.Bundle) []string {
 	}
 }
 
-func requireLog(t *testing.T, m *qtMember, what string, any ...string) {
+func qtRequireLog(t *testing.T, m *qtMember, what string, patterns ...string) {
 	t.Helper()
 	deadline := time.Now().Add(qtWait)
 	for {
 		log := m.log()
-		for _, s := range any {
+		for _, s := range patterns {
 			if strings.Contains(log, s) {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%v: no log line for %s (one of %q)", m, what, any)
+			t.Fatalf("%v: no log line for %s (one of %q)", m, what, patterns)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -365,20 +364,20 @@ func TestQuorumTLSMixedEnsemble(t *testing.T) {
 	java2.waitServing("follower")
 	java1.start()
 	java1.waitServing("follower")
-	writeThrough(t, "gozk-leads", ms...)
-	identicalTrees(t, ms...)
-	requireLog(t, java1, "a TLS election connection", "SSL handshake complete")
-	requireLog(t, gozk3, "a TLS quorum connection", "quorum connection accepted: TLS handshake complete")
+	qtWriteThrough(t, "gozk-leads", ms...)
+	qtIdenticalTrees(t, ms...)
+	qtRequireLog(t, java1, "a TLS election connection", "SSL handshake complete")
+	qtRequireLog(t, gozk3, "a TLS quorum connection", "quorum connection accepted: TLS handshake complete")
 
 	gozk3.kill()
 	java2.waitServing("leader")
 	java1.waitServing("follower")
-	writeThrough(t, "java-leads", java1, java2)
+	qtWriteThrough(t, "java-leads", java1, java2)
 	gozk3.start()
 	gozk3.waitServing("follower")
-	requireLog(t, gozk3, "a TLS connection to the Java leader", "connected to the leader: TLS handshake complete")
-	writeThrough(t, "gozk-back", ms...)
-	identicalTrees(t, ms...)
+	qtRequireLog(t, gozk3, "a TLS connection to the Java leader", "connected to the leader: TLS handshake complete")
+	qtWriteThrough(t, "gozk-back", ms...)
+	qtIdenticalTrees(t, ms...)
 }
 
 // TestQuorumTLSRollingSwitch follows Java's documented procedure from
@@ -396,7 +395,7 @@ func TestQuorumTLSRollingSwitch(t *testing.T) {
 	for _, m := range ms {
 		m.waitServing("leader", "follower")
 	}
-	writeThrough(t, "plain", ms...)
+	qtWriteThrough(t, "plain", ms...)
 	steps := []struct {
 		name     string
 		settings []string
@@ -413,11 +412,11 @@ func TestQuorumTLSRollingSwitch(t *testing.T) {
 			for _, o := range ms {
 				o.waitServing("leader", "follower")
 			}
-			writeThrough(t, fmt.Sprintf("%s-%d", step.name, m.id), ms...)
+			qtWriteThrough(t, fmt.Sprintf("%s-%d", step.name, m.id), ms...)
 		}
 	}
-	identicalTrees(t, ms...)
-	requireLog(t, ms[1], "Java taking TLS", "SSL handshake complete", "Accepted TLS connection")
+	qtIdenticalTrees(t, ms...)
+	qtRequireLog(t, ms[1], "Java taking TLS", "SSL handshake complete", "Accepted TLS connection")
 }
 
 // TestQuorumTLSUntrustedMemberRefused: a member whose certificate comes
@@ -446,20 +445,20 @@ func TestQuorumTLSUntrustedMemberRefused(t *testing.T) {
 			}
 			ms[1].waitServing("leader")
 			ms[0].waitServing("follower")
-			writeThrough(t, "without-3", ms[0], ms[1])
-			identicalTrees(t, ms[0], ms[1])
+			qtWriteThrough(t, "without-3", ms[0], ms[1])
+			qtIdenticalTrees(t, ms[0], ms[1])
 			// The refused member tried, and each of the others said no:
 			// Java logs the failed handshake as a TLS connection with no
 			// cipher suite, gozk names the peer and the reason.
 			for _, m := range ms[:2] {
 				if m.kind == qtJava {
-					requireLog(t, m, "the failed handshake", "NONE - SSL_NULL_WITH_NULL_NULL")
+					qtRequireLog(t, m, "the failed handshake", "NONE - SSL_NULL_WITH_NULL_NULL")
 				} else {
-					requireLog(t, m, "the refusal", "closing an election connection: refused by TLS")
+					qtRequireLog(t, m, "the refusal", "closing an election connection: refused by TLS")
 				}
 			}
 			if ms[2].kind == qtGozk {
-				requireLog(t, ms[2], "being refused", "failed: remote error: tls: bad certificate")
+				qtRequireLog(t, ms[2], "being refused", "failed: remote error: tls: bad certificate")
 			}
 			if mode := ms[2].mode(); mode != "" {
 				t.Fatalf("the untrusted %v serves as %s", ms[2], mode)
@@ -467,5 +466,3 @@ func TestQuorumTLSUntrustedMemberRefused(t *testing.T) {
 		})
 	}
 }
-
-var _ = errors.New
