@@ -9,7 +9,8 @@
 //   - the AdminServer: GET <commandURL> lists the commands, GET
 //     <commandURL>/<name or alias> runs one and answers Jackson-style
 //     pretty JSON with the same keys, value types and order as 3.8.0,
-//     ending with "command" and "error";
+//     ending with "command" and "error"; over HTTPS as well with
+//     admin.portUnification, or only with admin.forceHttps (https.go);
 //   - Prometheus metrics on metricsProvider.httpHost:httpPort/metrics when
 //     metricsProvider.className names the Prometheus provider, with the
 //     metric names, types, labels and summary quantiles of 3.8.0's

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -326,6 +327,11 @@ type AdminServerConfig struct {
 	Port        int           // admin.serverPort (default 8080; 0 picks a free port)
 	CommandURL  string        // admin.commandURL (default /commands)
 	IdleTimeout time.Duration // admin.idleTimeout (default 30 s)
+	// TLS, when set, serves HTTPS with it: only HTTPS with ForceHTTPS
+	// (admin.forceHttps), else HTTPS and HTTP on the same port
+	// (admin.portUnification).
+	TLS        *tls.Config
+	ForceHTTPS bool
 }
 
 // HTTPServer is a running AdminServer or metrics endpoint.
@@ -353,15 +359,26 @@ func (h *HTTPServer) Close() error {
 }
 
 func serveHTTP(addr string, handler http.Handler, idle time.Duration) (*HTTPServer, error) {
+	return serveHTTPS(addr, handler, idle, nil, false)
+}
+
+// serveHTTPS is serveHTTP with TLS as httpsListener sets it up.
+func serveHTTPS(addr string, handler http.Handler, idle time.Duration, cfg *tls.Config, force bool) (*HTTPServer, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	srv := &http.Server{Handler: handler, IdleTimeout: idle, ReadHeaderTimeout: 30 * time.Second}
+	if cfg != nil {
+		srv.Handler = secureHandler(handler)
+		srv.ConnContext = withConn
+	}
 	h := &HTTPServer{
-		srv:  &http.Server{Handler: handler, IdleTimeout: idle, ReadHeaderTimeout: 30 * time.Second},
+		srv:  srv,
 		addr: l.Addr(),
 		done: make(chan struct{}),
 	}
+	l = httpsListener(l, cfg, force)
 	go func() {
 		defer close(h.done)
 		if err := h.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -412,5 +429,5 @@ func (c *Commands) StartAdminServer(cfg AdminServerConfig) (*HTTPServer, error) 
 		_, _ = w.Write([]byte(c.Run(name, args)))
 	}
 	mux.HandleFunc("/", handler)
-	return serveHTTP(net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port)), mux, cfg.IdleTimeout)
+	return serveHTTPS(net.JoinHostPort(cfg.Address, strconv.Itoa(cfg.Port)), mux, cfg.IdleTimeout, cfg.TLS, cfg.ForceHTTPS)
 }

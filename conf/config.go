@@ -83,6 +83,12 @@ type Config struct {
 	AdminCommandURL string
 	// AdminIdleTimeout is admin.idleTimeout (ms in zoo.cfg, default 30000).
 	AdminIdleTimeout time.Duration
+	// AdminPortUnification is admin.portUnification: the AdminServer
+	// takes HTTPS and HTTP on its port; AdminForceHTTPS is
+	// admin.forceHttps: HTTPS only (it wins). Both use the ssl.quorum.*
+	// stores.
+	AdminPortUnification bool
+	AdminForceHTTPS      bool
 
 	// MetricsProviderClassName is metricsProvider.className; the Prometheus
 	// provider is PrometheusMetricsProviderClass.

@@ -184,6 +184,8 @@ func (c *Config) applySystemProperties() error {
 	c.sysString(&c.AdminCommandURL, zk("admin.commandURL"))
 	c.sysInt(&c.AdminServerPort, zk("admin.serverPort"))
 	c.sysMillis(&c.AdminIdleTimeout, zk("admin.idleTimeout"))
+	c.sysBool(&c.AdminPortUnification, zk("admin.portUnification"))
+	c.sysBool(&c.AdminForceHTTPS, zk("admin.forceHttps"))
 
 	// metricsProvider.<x> go to the provider, which parses httpPort with
 	// Integer.parseInt (a bad value stops a Java server from starting)

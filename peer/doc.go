@@ -38,11 +38,18 @@
 // play a Java leader's packet sequences against it, with a recording store
 // and with a real server.
 //
+// With sslQuorum or portUnification (tls.go) the quorum port, the
+// learner's dial and the election port go through quorum/quorumtls with
+// the ssl.quorum.* stores loaded by tlsconf (a store that cannot be read
+// stops NewMember when sslQuorum is set); the quorum port runs each
+// learner's handshake on its own goroutine, bounded by initLimit, and a
+// learner refused by TLS is closed and logged while the others go on.
+//
 // With quorum SASL (quorum.auth.*, package quorum/quorumauth), NewMember
 // builds both sides from zoo.cfg and the JAAS file: the election port runs
 // them on every connection, the learner authenticates to its leader right
 // after connecting, and the quorum port authenticates each connection
-// before holding it for the leader; a connection that fails is closed with
+// after TLS, before holding it for the leader; a connection that fails is closed with
 // a log line naming the peer.
 //
 // The I/O steps at Zab's dangerous moments (a proposal durable and not yet

@@ -15,6 +15,7 @@ import (
 	"github.com/gozk/gozk/internal/failpoint"
 	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/quorum/quorumauth"
+	"github.com/gozk/gozk/quorum/quorumtls"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
@@ -78,10 +79,14 @@ type LearnerConn struct {
 	// MaxPacket bounds a packet's data (jute.maxbuffer plus its extra
 	// size).
 	MaxPacket int
-	Logger    zerolog.Logger
+	// TLS is sslQuorum: with it the learner speaks TLS to its leader and
+	// verifies the leader's certificate; nil is plain.
+	TLS    *quorumtls.Config
+	Logger zerolog.Logger
 	// Auth, when set, authenticates this learner to the leader with
-	// quorum SASL before anything else is said; LeaderHost is the
-	// leader's host name as configured (Kerberos' _HOST).
+	// quorum SASL before anything else is said (over TLS when TLS is
+	// set); LeaderHost is the leader's host name as configured
+	// (Kerberos' _HOST).
 	Auth       *quorumauth.Learner
 	LeaderHost string
 }
@@ -132,6 +137,17 @@ func dialLeader(ctx context.Context, c LearnerConn) (net.Conn, error) {
 		d := net.Dialer{Timeout: timeout}
 		conn, err := d.DialContext(ctx, "tcp", c.LeaderAddr)
 		if err == nil {
+			// A failed handshake counts as a failed try, as in Java.
+			var by time.Time
+			if c.InitTimeout > 0 {
+				by = start.Add(c.InitTimeout)
+			}
+			conn, err = c.TLS.Dial(ctx, conn, c.LeaderAddr, by)
+		}
+		if err == nil {
+			if v, cs, ok := quorumtls.Describe(conn); ok {
+				c.Logger.Info().Str("leader", c.LeaderAddr).Str("protocol", v).Str("cipher", cs).Msg("connected to the leader: TLS handshake complete")
+			}
 			return conn, nil
 		}
 		left := c.InitTimeout - time.Since(start)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/gozk/gozk/quorum"
 	"github.com/gozk/gozk/quorum/electionport"
 	"github.com/gozk/gozk/quorum/quorumauth"
+	"github.com/gozk/gozk/quorum/quorumtls"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
@@ -50,6 +52,11 @@ type Member struct {
 	// authLearner authenticates this member to its leader (nil without
 	// quorum SASL).
 	authLearner *quorumauth.Learner
+	// tls is the TLS of the quorum and election ports (nil: plain);
+	// stopTLS ends the watch of its stores.
+	tls      *quorumtls.Config
+	stopTLS  chan struct{}
+	stopOnce sync.Once
 	// vote is the outcome of the last election, answered to servers
 	// that ask while this one is in a role.
 	vote fle.Vote
@@ -72,16 +79,24 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 		return nil, err
 	}
 	authenticateElection(&pc, c, authServer, authLearner)
+	stopTLS := make(chan struct{})
+	qtls, err := quorumTLS(c, log, stopTLS)
+	if err != nil {
+		return nil, err
+	}
+	pc.TLS = qtls
 	listen := self.Addrs[0].QuorumHostPort()
 	if c.Quorum.QuorumListenOnAllIPs {
 		listen = net.JoinHostPort("", strconv.Itoa(self.Addrs[0].QuorumPort))
 	}
-	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit), authServer, log)
+	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit), qtls, authServer, log)
 	if err != nil {
+		close(stopTLS)
 		return nil, fmt.Errorf("listening on the quorum port %s: %w", listen, err)
 	}
 	mgr, err := electionport.Start(pc)
 	if err != nil {
+		close(stopTLS)
 		qp.close()
 		return nil, err
 	}
@@ -90,6 +105,8 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 		srv:        srv,
 		net:        mgr,
 		quorumPort: qp,
+		tls:        qtls,
+		stopTLS:    stopTLS,
 		log:        log,
 		self:       self,
 		verifier:   quorum.New(c.Quorum.Ensemble),
@@ -150,6 +167,7 @@ func (m *Member) leaderGauges() server.LeaderGauges {
 func (m *Member) Close() {
 	m.net.Close()
 	m.quorumPort.close()
+	m.stopOnce.Do(func() { close(m.stopTLS) })
 }
 
 // Run elects, follows or observes, and elects again, until ctx is done or
@@ -272,6 +290,7 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 		InitTimeout: tick * time.Duration(initLimit),
 		SyncTimeout: tick * time.Duration(m.cfg.Quorum.SyncLimit),
 		MaxPacket:   m.maxPacket,
+		TLS:         m.tls,
 		Logger:      m.log,
 		Auth:        m.authLearner,
 		LeaderHost:  leader.Addrs[0].Host,

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/quorum/quorumauth"
+	"github.com/gozk/gozk/quorum/quorumtls"
 )
 
 // quorumPort is the member's quorum port (learners connect to their
@@ -20,23 +22,28 @@ import (
 // for at most maxWait; past that, or beyond maxHeld waiting ones, it is
 // closed.
 //
-// With quorum SASL (auth set), each connection is authenticated first, on
-// its own goroutine bounded by maxWait (initLimit, Java's socket timeout
-// there); one that fails is closed with a log line, and only those that
-// pass wait for the leader.
+// With sslQuorum or portUnification (tls set) and with quorum SASL (auth
+// set), each connection is admitted on its own goroutine, bounded by
+// maxWait (initLimit, Java's socket timeout there) and by maxHeld at
+// once: first quorumtls (the TLS handshake, or the plain/TLS detection),
+// then the SASL exchange over what TLS gave, as Java's LearnerHandler
+// authenticates on the socket its acceptor returned. One that fails is
+// closed with a log line; one slow or failing learner never holds up the
+// others, and only those that pass wait for the leader.
 type quorumPort struct {
 	ln      net.Listener
 	maxWait time.Duration
+	tls     *quorumtls.Config
 	auth    *quorumauth.Server
 	log     zerolog.Logger
+	ctx     context.Context // done once the port is closed
+	cancel  context.CancelFunc
 
-	mu      sync.Mutex
-	held    []heldConn
-	deliver func(net.Conn) // set while leading
-	closed  bool
-	// admitting are the connections being authenticated, at most
-	// maxHeld; close closes them too.
-	admitting map[net.Conn]bool
+	mu        sync.Mutex
+	held      []heldConn
+	admitting map[net.Conn]bool // connections in TLS or SASL
+	deliver   func(net.Conn)    // set while leading
+	closed    bool
 }
 
 type heldConn struct {
@@ -45,15 +52,16 @@ type heldConn struct {
 }
 
 // maxHeld bounds the connections waiting for this member to lead, and
-// those being authenticated.
+// those being admitted.
 const maxHeld = 64
 
-func listenQuorumPort(addr string, maxWait time.Duration, auth *quorumauth.Server, log zerolog.Logger) (*quorumPort, error) {
+func listenQuorumPort(addr string, maxWait time.Duration, tlsc *quorumtls.Config, auth *quorumauth.Server, log zerolog.Logger) (*quorumPort, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	p := &quorumPort{ln: ln, maxWait: maxWait, auth: auth, log: log}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &quorumPort{ln: ln, maxWait: maxWait, tls: tlsc, auth: auth, log: log, ctx: ctx, cancel: cancel}
 	go p.acceptLoop()
 	return p, nil
 }
@@ -67,55 +75,78 @@ func (p *quorumPort) acceptLoop() {
 		if tc, ok := conn.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
-		if p.auth != nil {
-			p.mu.Lock()
-			busy := len(p.admitting) >= maxHeld
-			if p.closed {
-				p.mu.Unlock()
-				conn.Close()
-				continue
-			}
-			if !busy {
-				if p.admitting == nil {
-					p.admitting = map[net.Conn]bool{}
-				}
-				p.admitting[conn] = true
-			}
-			p.mu.Unlock()
-			if busy {
-				p.log.Warn().Str("learner", conn.RemoteAddr().String()).Int("authenticating", maxHeld).Msg("closing a quorum port connection: too many connections authenticating")
-				conn.Close()
-				continue
-			}
-			go p.admit(conn)
+		if p.tls == nil && p.auth == nil {
+			p.take(conn)
 			continue
 		}
-		p.take(conn)
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			conn.Close()
+			continue
+		}
+		busy := len(p.admitting) >= maxHeld
+		if !busy {
+			if p.admitting == nil {
+				p.admitting = map[net.Conn]bool{}
+			}
+			p.admitting[conn] = true
+		}
+		p.mu.Unlock()
+		if busy {
+			p.log.Warn().Str("learner", conn.RemoteAddr().String()).Int("admitting", maxHeld).Msg("closing a quorum port connection: too many connections in TLS or authentication")
+			conn.Close()
+			continue
+		}
+		go p.admit(conn)
 	}
 }
 
-// admit authenticates a learner's connection, then takes it.
-func (p *quorumPort) admit(conn net.Conn) {
+// admit runs a learner's connection through TLS and quorum SASL, then
+// takes it.
+func (p *quorumPort) admit(raw net.Conn) {
 	defer func() {
 		p.mu.Lock()
-		delete(p.admitting, conn)
+		delete(p.admitting, raw)
 		p.mu.Unlock()
 	}()
-	conn.SetDeadline(time.Now().Add(p.maxWait))
-	r := bufio.NewReader(conn)
-	if err := p.auth.Authenticate(conn, r, conn.RemoteAddr().String()); err != nil {
-		p.mu.Lock()
-		closed := p.closed
-		p.mu.Unlock()
-		conn.Close()
-		if closed {
-			return // the port closed it
+	remote := raw.RemoteAddr().String()
+	deadline := time.Now().Add(p.maxWait)
+	var conn net.Conn = raw
+	if p.tls != nil {
+		stop := context.AfterFunc(p.ctx, func() { raw.Close() })
+		sc, err := p.tls.Accept(p.ctx, raw, deadline)
+		stop()
+		if err != nil {
+			raw.Close()
+			if p.ctx.Err() == nil {
+				p.log.Warn().Err(err).Str("remote", remote).Msg("closing a quorum connection: refused by TLS")
+			}
+			return
 		}
-		p.log.Error().Err(err).Str("learner", conn.RemoteAddr().String()).Msg("closing a quorum port connection: quorum authentication failed")
-		return
+		if v, c, ok := quorumtls.Describe(sc); ok {
+			p.log.Info().Str("remote", remote).Str("protocol", v).Str("cipher", c).Msg("quorum connection accepted: TLS handshake complete")
+		}
+		conn = sc
 	}
-	conn.SetDeadline(time.Time{})
-	p.take(&bufferedConn{Conn: conn, r: r})
+	if p.auth != nil {
+		conn.SetDeadline(deadline)
+		r := bufio.NewReader(conn)
+		if err := p.auth.Authenticate(conn, r, remote); err != nil {
+			conn.Close()
+			p.mu.Lock()
+			closed := p.closed
+			p.mu.Unlock()
+			if closed {
+				return // the port closed it
+			}
+			p.log.Error().Err(err).Str("learner", remote).Msg("closing a quorum port connection: quorum authentication failed")
+			return
+		}
+		conn.SetDeadline(time.Time{})
+		conn = &bufferedConn{Conn: conn, r: r}
+	}
+	p.take(conn)
 }
 
 // bufferedConn reads what authentication buffered before the
@@ -194,5 +225,6 @@ func (p *quorumPort) close() {
 		conn.Close()
 	}
 	p.mu.Unlock()
+	p.cancel()
 	p.ln.Close()
 }

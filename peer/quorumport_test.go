@@ -18,7 +18,7 @@ import (
 // member leads is handed to the leader once it starts, not refused; one
 // that waited longer than the bound is closed instead.
 func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, zerolog.Nop())
+	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	}
 	p.detach()
 
-	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond, nil, zerolog.Nop())
+	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond, nil, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestQuorumPortAuthenticatesLearners(t *testing.T) {
 		NewSASL:  func() (sasl.Server, error) { return &passwordServer{}, nil },
 		MaxToken: 100,
 	}
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, auth, zerolog.New(&logs))
+	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, auth, zerolog.New(&logs))
 	if err != nil {
 		t.Fatal(err)
 	}

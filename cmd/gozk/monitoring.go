@@ -131,11 +131,20 @@ func (m *monitoring) startAdmin(onFailure adminFailure) error {
 	if !m.cfg.AdminEnableServer {
 		return nil
 	}
+	tlsCfg, err := m.adminTLS()
+	if err != nil {
+		// Java's factory then logs a warning and runs without an
+		// AdminServer, standalone or not.
+		m.logger.Warn().Err(err).Msg("unable to start the AdminServer: its HTTPS key store cannot be loaded; going on without it")
+		return nil
+	}
 	h, err := m.cmds.StartAdminServer(admin.AdminServerConfig{
 		Address:     m.cfg.AdminServerAddress,
 		Port:        m.cfg.AdminServerPort,
 		CommandURL:  m.cfg.AdminCommandURL,
 		IdleTimeout: m.cfg.AdminIdleTimeout,
+		TLS:         tlsCfg,
+		ForceHTTPS:  m.cfg.AdminForceHTTPS,
 	})
 	if err != nil {
 		// Java's AdminServerException names the address, port and URL.
@@ -149,7 +158,7 @@ func (m *monitoring) startAdmin(onFailure adminFailure) error {
 		return fmt.Errorf("%s: %w", adminStartError, err)
 	}
 	m.https = append(m.https, h)
-	m.logger.Info().Str("address", h.Addr().String()).Str("commandURL", m.cfg.AdminCommandURL).Msg("AdminServer started")
+	m.logger.Info().Str("address", h.Addr().String()).Str("commandURL", m.cfg.AdminCommandURL).Str("scheme", adminScheme(m.cfg)).Msg("AdminServer started")
 	return nil
 }
 

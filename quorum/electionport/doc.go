@@ -32,6 +32,13 @@
 // that one connection with a log line naming the peer; the Manager goes
 // on.
 //
+// With Config.TLS (sslQuorum, portUnification; package quorumtls) the
+// dialler runs the TLS handshake before its initial message, and the
+// handshake goroutine of an accepted connection runs detection and TLS
+// before reading it, both within HandshakeTimeout; a failed handshake is
+// logged with the peer's address and the reason, and that peer is tried
+// again at the next round like any peer that cannot be reached.
+//
 // The Manager carries bytes; what they mean (fle's notifications) and when
 // to send them is the caller's, see package peer.
 package electionport

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/fle"
+	"github.com/gozk/gozk/quorum/quorumtls"
 )
 
 // RecvCapacity is the size of the receive queue (Java's RECV_CAPACITY):
@@ -67,7 +68,9 @@ type Config struct {
 	// it, stays in r. An error closes the connection, and a smaller id is
 	// then not dialled back.
 	AuthServer func(conn net.Conn, r *bufio.Reader, sid int64) error
-	Logger     zerolog.Logger
+	// TLS is sslQuorum and portUnification on this port; nil is plain.
+	TLS    *quorumtls.Config
+	Logger zerolog.Logger
 }
 
 // Message is one frame received from a server.
@@ -360,9 +363,11 @@ func (m *Manager) dial(sid int64, addrs []string) {
 	d := net.Dialer{Timeout: m.cfg.ConnectTimeout}
 	var conn net.Conn
 	var err error
+	var dialed string
 	for _, addr := range addrs {
 		conn, err = d.DialContext(m.ctx, "tcp", addr)
 		if err == nil {
+			dialed = addr
 			break
 		}
 		if m.ctx.Err() != nil {
@@ -374,7 +379,22 @@ func (m *Manager) dial(sid int64, addrs []string) {
 		return
 	}
 	seq := m.nextSeq()
-	defer context.AfterFunc(m.ctx, func() { conn.Close() })()
+	raw := conn
+	defer context.AfterFunc(m.ctx, func() { raw.Close() })()
+	// The server's certificate is checked against the address as
+	// configured (a name or an IP address).
+	conn, err = m.cfg.TLS.Dial(m.ctx, conn, dialed, time.Now().Add(m.cfg.HandshakeTimeout))
+	if err != nil {
+		// The election goes on with the others; this server is tried
+		// again on the next round, as after any failed dial.
+		if m.ctx.Err() == nil {
+			m.log.Warn().Err(err).Int64("server", sid).Str("address", dialed).Msg("cannot open election connection")
+		}
+		return
+	}
+	if v, c, ok := quorumtls.Describe(conn); ok {
+		m.log.Info().Int64("server", sid).Str("address", dialed).Str("protocol", v).Str("cipher", c).Msg("election connection: TLS handshake complete")
+	}
 	proto := fle.ProtocolV1
 	advertise := m.cfg.Advertise
 	if m.cfg.MultiAddress {
@@ -456,10 +476,23 @@ func (m *Manager) nextSeq() uint64 {
 // opened and keeps it, or hangs up and dials back, as the ids decide.
 func (m *Manager) handshake(conn net.Conn, seq uint64) {
 	defer m.wg.Done()
-	// Close ends a handshake still waiting for its initial message.
-	defer context.AfterFunc(m.ctx, func() { conn.Close() })()
+	// Close ends a handshake still waiting for its initial message (or
+	// for TLS): closing the TCP connection ends the TLS one on it too.
+	raw := conn
+	defer context.AfterFunc(m.ctx, func() { raw.Close() })()
 	remote := conn.RemoteAddr().String()
-	conn.SetReadDeadline(time.Now().Add(m.cfg.HandshakeTimeout))
+	deadline := time.Now().Add(m.cfg.HandshakeTimeout)
+	conn, err := m.cfg.TLS.Accept(m.ctx, conn, deadline)
+	if err != nil {
+		if m.ctx.Err() == nil {
+			m.log.Warn().Err(err).Str("remote", remote).Msg("closing an election connection: refused by TLS")
+		}
+		return
+	}
+	if v, c, ok := quorumtls.Describe(conn); ok {
+		m.log.Info().Str("remote", remote).Str("protocol", v).Str("cipher", c).Msg("election connection accepted: TLS handshake complete")
+	}
+	conn.SetReadDeadline(deadline)
 	r := bufio.NewReader(conn)
 	hello, err := fle.ReadInitialMessage(r)
 	if err != nil {
