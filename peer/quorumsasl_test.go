@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/internal/certtest"
 	"github.com/gozk/gozk/internal/kdctest"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
@@ -388,4 +389,33 @@ func TestQuorumSASLObserver(t *testing.T) {
 	}
 	waitLog(t, m3, "authenticated to a quorum server with SASL")
 	writeThroughEach(t, []*saslMember{m1, m2, m3}, "observed")
+}
+
+// TestQuorumSASLOverTLS: with sslQuorum and quorum SASL together, as an
+// operator securing both would run them, each election and learner
+// connection is first TLS, then the SASL exchange inside it (Java runs
+// its authServer and authLearner on the SSL socket); the members elect
+// and serve, and a member whose password is wrong is still kept out
+// although its certificate is trusted.
+func TestQuorumSASLOverTLS(t *testing.T) {
+	set := certtest.New(t, certtest.Options{})
+	e := newSASLEnsemble(t, 3, "127.0.0.1")
+	good := writeJAAS(t, e.root, "jaas.conf", fmt.Sprintf(digestJAAS, "test"))
+	bad := writeJAAS(t, e.root, "bad.conf", fmt.Sprintf(digestJAAS, "wrong"))
+	lines := append(append([]string{"sslQuorum=true"}, quorumStores(set, set.Server)...), requireAll...)
+	m1 := startSASLMember(t, e.configure(t, 1, lines...), good)
+	m2 := startSASLMember(t, e.configure(t, 2, lines...), good)
+	m3 := startSASLMember(t, e.configure(t, 3, lines...), bad)
+	leader := waitRoles(t, m1.gozkMember, m2.gozkMember)
+	writeThroughEach(t, []*saslMember{m1, m2}, "tls-sasl")
+	for _, m := range []*saslMember{m1, m2} {
+		if m.gozkMember != leader {
+			waitLog(t, m, "connected to the leader: TLS handshake complete")
+			waitLog(t, m, "authenticated to a quorum server with SASL")
+		}
+	}
+	waitLog(t, m1, "quorum authentication failed")
+	if m3.srv.Serving() {
+		t.Fatal("member 3 serves with a wrong password over TLS")
+	}
 }
