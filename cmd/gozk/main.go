@@ -270,14 +270,9 @@ func runServer(c *cli.Context) error {
 	// Disk faults count from here, the data loaded: hit N is then the
 	// same fsync or write from one run to the next.
 	failpoint.StartDiskFaults()
-	// The client port reaches the server through netio's Handler
-	// interface, which the server implements.
-	clientPort, err := netio.Listen(srv.ClientPortConfig(), srv)
-	if err != nil {
-		_ = srv.Close()
-		return cli.Exit(fmt.Sprintf("listening on %s: %v", sc.ClientAddr, err), exitRuntime)
-	}
-	srv.Serve(clientPort)
+	// The ensemble member comes before the client port: what it cannot
+	// start with (its quorum stores, its JAAS sections, its ports) stops
+	// the process before any client is served, as Java's start-up does.
 	var member *peer.Member
 	if ensemble {
 		member, err = peer.NewMember(cfg, srv, jute.FieldLimit(sc.JuteMaxBuffer, sc.JuteMaxBufferExtra), logger)
@@ -286,6 +281,17 @@ func runServer(c *cli.Context) error {
 			return cli.Exit(fmt.Sprintf("%s: starting the ensemble member: %v", cfg.File, err), exitRuntime)
 		}
 	}
+	// The client port reaches the server through netio's Handler
+	// interface, which the server implements.
+	clientPort, err := netio.Listen(srv.ClientPortConfig(), srv)
+	if err != nil {
+		if member != nil {
+			member.Close()
+		}
+		_ = srv.Close()
+		return cli.Exit(fmt.Sprintf("listening on %s: %v", sc.ClientAddr, err), exitRuntime)
+	}
+	srv.Serve(clientPort)
 	startGCPolicy() // after loading, which tunes the collector itself
 	if err := mon.start(srv); err != nil {
 		_ = srv.Close()

@@ -27,9 +27,14 @@ func TestUnreadableQuorumKeyStoreStopsStartup(t *testing.T) {
 		"sslQuorum=true\nssl.quorum.keyStore.location=%s\nssl.quorum.keyStore.password=secret\n",
 		dir, freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), missing))
 	writeFile(t, dir, "myid", "1\n")
-	_, stderr, code := gozk(t, nil, "server", "--config", cfg)
+	stdout, stderr, code := gozk(t, nil, "server", "--config", cfg)
 	if code != exitRuntime || !strings.Contains(stderr, "ssl.quorum.keyStore.location") || !strings.Contains(stderr, missing) {
 		t.Fatalf("exit %d (want %d), stderr:\n%s", code, exitRuntime, stderr)
+	}
+	// Nothing was served first: the member is set up before the client
+	// port opens, as Java fails before serving.
+	if strings.Contains(stdout+stderr, "serving clients") {
+		t.Fatalf("the client port was served before the member failed:\n%s\n%s", stdout, stderr)
 	}
 }
 
