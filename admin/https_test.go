@@ -1,42 +1,19 @@
 package admin
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
 
-// selfSigned is a certificate for 127.0.0.1 and a client that trusts it.
-func selfSigned(t *testing.T) (*tls.Config, *http.Client) {
+// httpsPair is a server TLS configuration for 127.0.0.1 and an HTTP
+// client that trusts it.
+func httpsPair(t *testing.T) (*tls.Config, *http.Client) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "admin"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+	cert, pool := selfSigned(t)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	t.Cleanup(client.CloseIdleConnections)
 	return &tls.Config{Certificates: []tls.Certificate{cert}}, client
@@ -55,7 +32,7 @@ func get(t *testing.T, c *http.Client, url string) (*http.Response, string, erro
 
 func TestAdminServerHTTPS(t *testing.T) {
 	_, cmds := startLoaded(t)
-	cfg, client := selfSigned(t)
+	cfg, client := httpsPair(t)
 	plain := &http.Client{Timeout: 10 * time.Second}
 	for _, c := range []struct {
 		name                string
