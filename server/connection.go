@@ -515,8 +515,9 @@ func (s *Server) handleAuth(c *connection, xid int32, body []byte) {
 		}
 	}
 	if err != nil {
+		// Not counted in auth_failed_count: Java counts only the TLS
+		// handshakes and certificates its secure port refuses.
 		s.logger.Info().Str("remote", c.nc.RemoteIP()).Str("scheme", pkt.Scheme).Err(err).Msg("authentication failed")
-		s.mon.stats.authFailed.Add(1)
 		if errors.Is(err, acl.ErrEnsembleRejected) {
 			// Java drops the connection before its reply goes out.
 			c.nc.Close()

@@ -168,8 +168,10 @@ func TestX509IdentitiesAndACLs(t *testing.T) {
 	if err := p.AddAuth("x509", nil); err == nil {
 		t.Fatal("addauth x509 without a certificate succeeded")
 	}
-	if st := s.Stats(); st.AuthFailed != 1 {
-		t.Fatalf("auth_failed_count = %d, want 1", st.AuthFailed)
+	// Java counts only refused handshakes and certificates, not a
+	// failed auth packet.
+	if st := s.Stats(); st.AuthFailed != 0 {
+		t.Fatalf("auth_failed_count = %d after a failed auth packet, want 0", st.AuthFailed)
 	}
 }
 
