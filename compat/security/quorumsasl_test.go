@@ -60,16 +60,15 @@ func qsWriteJAAS(t *testing.T, dir, name, password string) string {
 
 // The gozk side's lines that show a successful exchange, and Java's.
 const (
-	kindGozkAuthenticated = "authenticated to a quorum server with SASL"
-	kindJavaAuthenticated = "Successfully completed the authentication using SASL"
+	qsGozkAuthenticated = "authenticated to a quorum server with SASL"
+	qsJavaAuthenticated = "Successfully completed the authentication using SASL"
 )
 
-// TestQuorumSASLMixedDigest: Java servers 1 and 2 and gozk server 3, all
-// requiring DIGEST-MD5 with the same JAAS file: gozk 3 leads first, then
-// Java 2 once 3 is gone; writes go through every member and the trees
-// are identical; both kinds log successful exchanges.
-func TestQuorumSASLMixedDigest(t *testing.T) {
-	ms := qsEnsemble(t, kindJava, kindJava, kindGozk)
+// qsGozkLeads starts Java servers 1 and 2 and gozk server 3 requiring
+// quorum SASL so that gozk 3 leads, then writes through every member
+// (nodes named after tag) and compares their trees.
+func qsGozkLeads(t *testing.T, tag string, ms []*member) {
+	t.Helper()
 	// 3 and 1 first: they both vote for the larger id.
 	ms[2].startWith(qsRequireAll...)
 	ms[0].startWith(qsRequireAll...)
@@ -78,11 +77,20 @@ func TestQuorumSASLMixedDigest(t *testing.T) {
 	if leader := waitLeader(t, ms...); leader != ms[2] {
 		t.Fatalf("%v leads, want the gozk server 3", leader)
 	}
-	writeThrough(t, "gozk-leads", ms...)
+	writeThrough(t, tag, ms...)
 	identicalTrees(t, ms...)
+}
+
+// TestQuorumSASLMixedDigest: Java servers 1 and 2 and gozk server 3, all
+// requiring DIGEST-MD5 with the same JAAS file: gozk 3 leads first, then
+// Java 2 once 3 is gone; writes go through every member and the trees
+// are identical; both kinds log successful exchanges.
+func TestQuorumSASLMixedDigest(t *testing.T) {
+	ms := qsEnsemble(t, kindJava, kindJava, kindGozk)
+	qsGozkLeads(t, "gozk-leads", ms)
 	ms[2].waitLog("quorum learner authenticated with SASL")
-	ms[2].waitLog(kindGozkAuthenticated)
-	ms[0].waitLog(kindJavaAuthenticated)
+	ms[2].waitLog(qsGozkAuthenticated)
+	ms[0].waitLog(qsJavaAuthenticated)
 
 	ms[2].kill()
 	if leader := waitLeader(t, ms[:2]...); leader != ms[1] {
@@ -149,8 +157,8 @@ func TestQuorumSASLRollout(t *testing.T) {
 		}
 	}
 	identicalTrees(t, ms...)
-	ms[1].waitLog(kindGozkAuthenticated)
-	ms[0].waitLog(kindJavaAuthenticated)
+	ms[1].waitLog(qsGozkAuthenticated)
+	ms[0].waitLog(qsJavaAuthenticated)
 }
 
 // TestQuorumSASLMixedKerberos: Java servers 1 and 2 and gozk server 3
@@ -174,17 +182,9 @@ func TestQuorumSASLMixedKerberos(t *testing.T) {
 		m.jaas = jaas
 		m.flags = []string{"-Djava.security.krb5.conf=" + kdc.Krb5Conf}
 	}
-	ms[2].startWith(qsRequireAll...)
-	ms[0].startWith(qsRequireAll...)
-	waitLeader(t, ms[0], ms[2])
-	ms[1].startWith(qsRequireAll...)
-	if leader := waitLeader(t, ms...); leader != ms[2] {
-		t.Fatalf("%v leads, want the gozk server 3", leader)
-	}
-	writeThrough(t, "kerberos", ms...)
-	identicalTrees(t, ms...)
+	qsGozkLeads(t, "kerberos", ms)
 	ms[2].waitLog("mechanism=GSSAPI")
 	ms[2].waitLog("quorum learner authenticated with SASL")
-	ms[2].waitLog(kindGozkAuthenticated)
-	ms[0].waitLog(kindJavaAuthenticated)
+	ms[2].waitLog(qsGozkAuthenticated)
+	ms[0].waitLog(qsJavaAuthenticated)
 }
