@@ -222,16 +222,29 @@ func TestQuorumSASLDigestEnsemble(t *testing.T) {
 	waitLog(t, ms[0], `"mechanism":"DIGEST-MD5"`)
 }
 
+// startOneWrongPassword starts members 1, 2 and 3 in that order, all
+// requiring quorum SASL, member bad with a wrong learner password.
+func startOneWrongPassword(t *testing.T, bad int) (m1, m2, m3 *saslMember) {
+	t.Helper()
+	e := newSASLEnsemble(t, 3, "127.0.0.1")
+	good := writeJAAS(t, e.root, "jaas.conf", fmt.Sprintf(digestJAAS, "test"))
+	wrong := writeJAAS(t, e.root, "bad.conf", fmt.Sprintf(digestJAAS, "wrong"))
+	ms := make([]*saslMember, 3)
+	for id := 1; id <= 3; id++ {
+		flags := good
+		if id == bad {
+			flags = wrong
+		}
+		ms[id-1] = startSASLMember(t, e.configure(t, id, requireAll...), flags)
+	}
+	return ms[0], ms[1], ms[2]
+}
+
 // TestQuorumSASLWrongPasswordKeptOut: a member whose learner password is
 // wrong is refused on every connection it opens, with a log line naming
 // it; the other two elect and serve without it.
 func TestQuorumSASLWrongPasswordKeptOut(t *testing.T) {
-	e := newSASLEnsemble(t, 3, "127.0.0.1")
-	good := writeJAAS(t, e.root, "jaas.conf", fmt.Sprintf(digestJAAS, "test"))
-	bad := writeJAAS(t, e.root, "bad.conf", fmt.Sprintf(digestJAAS, "wrong"))
-	m1 := startSASLMember(t, e.configure(t, 1, requireAll...), good)
-	m2 := startSASLMember(t, e.configure(t, 2, requireAll...), good)
-	m3 := startSASLMember(t, e.configure(t, 3, requireAll...), bad)
+	m1, m2, m3 := startOneWrongPassword(t, 3)
 	waitRoles(t, m1.gozkMember, m2.gozkMember)
 	// Member 3 has the largest id: the others only ever hear of it by
 	// its own connections, which they refuse.
@@ -251,12 +264,7 @@ func TestQuorumSASLWrongPasswordKeptOut(t *testing.T) {
 // server section is right), so it learns the leader; the leader then
 // refuses it on the quorum port.
 func TestQuorumSASLWrongPasswordSmallestID(t *testing.T) {
-	e := newSASLEnsemble(t, 3, "127.0.0.1")
-	good := writeJAAS(t, e.root, "jaas.conf", fmt.Sprintf(digestJAAS, "test"))
-	bad := writeJAAS(t, e.root, "bad.conf", fmt.Sprintf(digestJAAS, "wrong"))
-	m1 := startSASLMember(t, e.configure(t, 1, requireAll...), bad)
-	m2 := startSASLMember(t, e.configure(t, 2, requireAll...), good)
-	m3 := startSASLMember(t, e.configure(t, 3, requireAll...), good)
+	m1, m2, m3 := startOneWrongPassword(t, 1)
 	leader := waitRoles(t, m2.gozkMember, m3.gozkMember)
 	lm := m2
 	if leader == m3.gozkMember {

@@ -23,6 +23,13 @@
 //     switch from plain to TLS, untrusted members kept out.
 //   - quorumsasl_test.go: mixed ensembles with quorum SASL (DIGEST-MD5 and
 //     Kerberos), a wrong password kept out, Java's rollout sequence.
+//   - backends_test.go: what the SASL client tests share: a Java and a
+//     gozk server started with the same -D flags, each client's outcome
+//     lines compared on both, kazoo found or reported missing.
+//   - ensemble_test.go: the mixed Java/gozk ensembles both quorum files
+//     run: members laid out with zoo.cfg and myid, started and killed,
+//     waited on for their roles and log lines, written through and
+//     compared tree by tree.
 //
 // Debian's C client is built without OpenSSL, so it takes no part here.
 // go-zookeeper has no SASL.

@@ -15,10 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javaprog"
-	"github.com/gozk/gozk/compat/javazk"
-	"github.com/gozk/gozk/compat/suite"
 	"github.com/gozk/gozk/internal/kdctest"
 	"github.com/gozk/gozk/sasl"
 )
@@ -73,27 +70,12 @@ func (e *kerberosEnv) serverProps(extra map[string]string) map[string]string {
 	return p
 }
 
-// krbBackend is one server under test, addressed as "localhost:<port>" so
-// that clients ask for a ticket to zookeeper/localhost.
-type krbBackend struct {
-	name string
-	addr string
-	log  func() string
-}
-
-func startKrbBackends(t *testing.T, e *kerberosEnv, extra map[string]string) []krbBackend {
+// startKrbBackends starts both servers with the realm's -D flags,
+// addressed as "localhost:<port>" so that clients ask for a ticket to
+// zookeeper/localhost.
+func startKrbBackends(t *testing.T, e *kerberosEnv, extra map[string]string) []backend {
 	t.Helper()
-	props := e.serverProps(extra)
-	js := javazk.Start(t, javazk.Options{SystemProperties: props, Log: true})
-	var flags []string
-	for k, v := range props {
-		flags = append(flags, "-D"+k+"="+v)
-	}
-	g := gozkproc.Start(t, gozkproc.Options{Env: []string{"SERVER_JVMFLAGS=" + strings.Join(flags, " ")}})
-	return []krbBackend{
-		{"java", fmt.Sprintf("localhost:%d", js.Port), func() string { b, _ := os.ReadFile(js.LogPath); return string(b) }},
-		{"gozk", fmt.Sprintf("localhost:%d", g.Port), g.Log},
-	}
+	return startBackends(t, "localhost", e.serverProps(extra))
 }
 
 // compileProbe compiles the Java side once per realm (the classes live
@@ -141,15 +123,7 @@ func (e *kerberosEnv) runJavaZK(t *testing.T, section, addr, path, aclID string)
 }
 
 func krbProbeLines(out string) []string {
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		for _, p := range []string{"EVENT ", "WHOAMI", "CREATE ", "READ ", "START ", "SASL failed"} {
-			if strings.HasPrefix(l, p) {
-				lines = append(lines, l)
-			}
-		}
-	}
-	return lines
+	return probeLines(out, "EVENT ", "WHOAMI", "CREATE ", "READ ", "START ", "SASL failed")
 }
 
 // krbKazooScript authenticates with GSSAPI through kazoo, then creates the
@@ -182,10 +156,7 @@ zk.stop()
 // keytab (KRB5_CLIENT_KTNAME): MIT gets the ticket itself.
 func (e *kerberosEnv) runKazoo(t *testing.T, name, addr, path, aclID string) []string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import kazoo, puresasl, kerberos").CombinedOutput(); err != nil {
-		suite.Unavailable(t, fmt.Sprintf("%s cannot import kazoo, puresasl and kerberos (%v: %s): apt-get install -y python3-kazoo python3-pure-sasl python3-kerberos", py, err, strings.TrimSpace(string(out))))
-	}
+	py := kazooPython(t, []string{"kazoo", "puresasl", "kerberos"}, "python3-kazoo python3-pure-sasl python3-kerberos")
 	ctx, cancel := context.WithTimeout(context.Background(), krbLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, "-c", krbKazooScript, addr, kdctest.Principal(name), path, aclID)
@@ -199,13 +170,6 @@ func (e *kerberosEnv) runKazoo(t *testing.T, name, addr, path, aclID string) []s
 	return krbProbeLines(string(out))
 }
 
-func expectKrb(t *testing.T, what string, got []string, want ...string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
-	}
-}
-
 // TestKerberosClientsOnBothServers runs the Java client and kazoo with
 // GSSAPI against gozk and Java with the same files: the identity the
 // server gives each principal (whoami), sasl ACLs on Kerberos names, and
@@ -213,34 +177,29 @@ func expectKrb(t *testing.T, what string, got []string, want ...string) {
 func TestKerberosClientsOnBothServers(t *testing.T) {
 	e := startKerberos(t)
 	e.compileProbe(t)
-	for _, b := range startKrbBackends(t, e, nil) {
-		t.Run(b.name, func(t *testing.T) {
-			expectKrb(t, "java client creates",
-				e.runJavaZK(t, "Client", b.addr, "/krb-java", "client@EXAMPLE.COM"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "CREATE ok")
-			expectKrb(t, "java client reads its node",
-				e.runJavaZK(t, "Client", b.addr, "/krb-java", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "READ ok")
-			expectKrb(t, "another principal reads it",
-				e.runJavaZK(t, "Alice", b.addr, "/krb-java", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ NOAUTH")
-			expectKrb(t, "kazoo reads the java client's node",
-				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-java", "-"),
-				"START ok", "READ ok")
-			expectKrb(t, "kazoo creates",
-				e.runKazoo(t, kdctest.OtherPrincipal, b.addr, "/krb-kazoo", "alice@EXAMPLE.COM"),
-				"START ok", "CREATE ok")
-			expectKrb(t, "java client as alice reads kazoo's node",
-				e.runJavaZK(t, "Alice", b.addr, "/krb-kazoo", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ ok")
-			expectKrb(t, "kazoo as client reads alice's node",
-				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-kazoo", "-"),
-				"START ok", "READ NOAUTH")
-			if t.Failed() {
-				t.Logf("server log:\n%s", krbTail(b.log(), 6000))
-			}
-		})
-	}
+	onEach(t, startKrbBackends(t, e, nil), "", func(t *testing.T, b backend) {
+		expectLines(t, "java client creates",
+			e.runJavaZK(t, "Client", b.addr, "/krb-java", "client@EXAMPLE.COM"),
+			"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "CREATE ok")
+		expectLines(t, "java client reads its node",
+			e.runJavaZK(t, "Client", b.addr, "/krb-java", "-"),
+			"EVENT SaslAuthenticated", "WHOAMI sasl:client@EXAMPLE.COM ip:127.0.0.1", "READ ok")
+		expectLines(t, "another principal reads it",
+			e.runJavaZK(t, "Alice", b.addr, "/krb-java", "-"),
+			"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ NOAUTH")
+		expectLines(t, "kazoo reads the java client's node",
+			e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-java", "-"),
+			"START ok", "READ ok")
+		expectLines(t, "kazoo creates",
+			e.runKazoo(t, kdctest.OtherPrincipal, b.addr, "/krb-kazoo", "alice@EXAMPLE.COM"),
+			"START ok", "CREATE ok")
+		expectLines(t, "java client as alice reads kazoo's node",
+			e.runJavaZK(t, "Alice", b.addr, "/krb-kazoo", "-"),
+			"EVENT SaslAuthenticated", "WHOAMI sasl:alice@EXAMPLE.COM ip:127.0.0.1", "READ ok")
+		expectLines(t, "kazoo as client reads alice's node",
+			e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/krb-kazoo", "-"),
+			"START ok", "READ NOAUTH")
+	})
 }
 
 // TestKerberosNameShaping checks zookeeper.kerberos.removeHostFromPrincipal,
@@ -261,19 +220,14 @@ func TestKerberosNameShaping(t *testing.T) {
 		// at spaces).
 		{map[string]string{"zookeeper.security.auth_to_local": "RULE:[2:$1](zkquorum)s/zk/ZK/"}, "ZKquorum/localhost@EXAMPLE.COM"},
 	} {
-		for _, b := range startKrbBackends(t, e, tc.props) {
-			t.Run(b.name+"/"+tc.id, func(t *testing.T) {
-				expectKrb(t, "java client",
-					e.runJavaZK(t, "HostClient", b.addr, "/shaped", tc.id),
-					"EVENT SaslAuthenticated", "WHOAMI sasl:"+tc.id+" ip:127.0.0.1", "CREATE ok")
-				expectKrb(t, "kazoo as the same principal",
-					e.runKazoo(t, kdctest.QuorumPrincipal, b.addr, "/shaped", "-"),
-					"START ok", "READ ok")
-				if t.Failed() {
-					t.Logf("server log:\n%s", krbTail(b.log(), 6000))
-				}
-			})
-		}
+		onEach(t, startKrbBackends(t, e, tc.props), tc.id, func(t *testing.T, b backend) {
+			expectLines(t, "java client",
+				e.runJavaZK(t, "HostClient", b.addr, "/shaped", tc.id),
+				"EVENT SaslAuthenticated", "WHOAMI sasl:"+tc.id+" ip:127.0.0.1", "CREATE ok")
+			expectLines(t, "kazoo as the same principal",
+				e.runKazoo(t, kdctest.QuorumPrincipal, b.addr, "/shaped", "-"),
+				"START ok", "READ ok")
+		})
 	}
 }
 
@@ -287,19 +241,14 @@ func TestKerberosStaleServiceKey(t *testing.T) {
 	if _, err := e.kdc.Kadmin("ktadd -k " + filepath.Join(e.kdc.Dir, "rekeyed.keytab") + " " + kdctest.ServicePrincipal); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			expectKrb(t, "java client",
-				e.runJavaZK(t, "Client", b.addr, "/stale", "-"),
-				"EVENT AuthFailed")
-			expectKrb(t, "kazoo",
-				e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/stale", "-"),
-				"START ok", "SASL failed")
-			if t.Failed() {
-				t.Logf("server log:\n%s", krbTail(b.log(), 6000))
-			}
-		})
-	}
+	onEach(t, backends, "", func(t *testing.T, b backend) {
+		expectLines(t, "java client",
+			e.runJavaZK(t, "Client", b.addr, "/stale", "-"),
+			"EVENT AuthFailed")
+		expectLines(t, "kazoo",
+			e.runKazoo(t, kdctest.ClientPrincipal, b.addr, "/stale", "-"),
+			"START ok", "SASL failed")
+	})
 }
 
 // krbTokenPeer exchanges "TOKEN <base64>" lines with the probe.
@@ -447,11 +396,4 @@ func TestKerberosGozkClientAgainstJDKServer(t *testing.T) {
 			}
 		})
 	}
-}
-
-func krbTail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }

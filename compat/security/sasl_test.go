@@ -16,7 +16,6 @@ import (
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javaprog"
 	"github.com/gozk/gozk/compat/javazk"
-	"github.com/gozk/gozk/compat/suite"
 )
 
 // The DIGEST-MD5 interop tests: one JAAS file with the server's accounts
@@ -66,15 +65,9 @@ func newDigestEnv(t *testing.T) *digestEnv {
 	return &digestEnv{jaas: path, prog: prog}
 }
 
-type digestBackend struct {
-	name string
-	addr string
-	log  func() string
-}
-
 // startDigestBackends starts Java and gozk with the same JAAS file and
 // -D flags (the sasl provider on unless extra sets it to "").
-func (e *digestEnv) startDigestBackends(t *testing.T, extra map[string]string) []digestBackend {
+func (e *digestEnv) startDigestBackends(t *testing.T, extra map[string]string) []backend {
 	t.Helper()
 	props := map[string]string{
 		"java.security.auth.login.config": e.jaas,
@@ -87,16 +80,7 @@ func (e *digestEnv) startDigestBackends(t *testing.T, extra map[string]string) [
 			props[k] = v
 		}
 	}
-	js := javazk.Start(t, javazk.Options{SystemProperties: props, Log: true})
-	var flags []string
-	for k, v := range props {
-		flags = append(flags, "-D"+k+"="+v)
-	}
-	g := gozkproc.Start(t, gozkproc.Options{Env: []string{"SERVER_JVMFLAGS=" + strings.Join(flags, " ")}})
-	return []digestBackend{
-		{"java", js.Addr, func() string { b, _ := os.ReadFile(js.LogPath); return string(b) }},
-		{"gozk", g.Addr(), g.Log},
-	}
+	return startBackends(t, "127.0.0.1", props)
 }
 
 // runJava runs the ZooKeeper Java client logging in with section.
@@ -116,15 +100,7 @@ func (e *digestEnv) runJava(t *testing.T, section, addr, path, aclID string) []s
 }
 
 func digestProbeLines(out string) []string {
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		for _, p := range []string{"EVENT ", "WHOAMI ", "CREATE ", "READ "} {
-			if strings.HasPrefix(l, p) {
-				lines = append(lines, strings.TrimSpace(l))
-			}
-		}
-	}
-	return lines
+	return probeLines(out, "EVENT ", "WHOAMI ", "CREATE ", "READ ")
 }
 
 // digestKazooScript logs in with DIGEST-MD5 through kazoo (pure-sasl):
@@ -166,10 +142,7 @@ zk.stop()
 
 func runDigestKazoo(t *testing.T, addr, user, password, path, aclID string) []string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import kazoo, puresasl").CombinedOutput(); err != nil {
-		suite.Unavailable(t, fmt.Sprintf("%s cannot import kazoo and puresasl (%v: %s): apt-get install -y python3-kazoo python3-pure-sasl", py, err, strings.TrimSpace(string(out))))
-	}
+	py := kazooPython(t, []string{"kazoo", "puresasl"}, "python3-kazoo python3-pure-sasl")
 	ctx, cancel := context.WithTimeout(context.Background(), digestLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, "-c", digestKazooScript, addr, user, password, path, aclID)
@@ -180,23 +153,9 @@ func runDigestKazoo(t *testing.T, addr, user, password, path, aclID string) []st
 		t.Fatalf("kazoo %s %s: %v\n%s%s", addr, path, err, out, stderr.String())
 	}
 	if strings.Contains(string(out), "Timeout") {
-		t.Logf("kazoo's stderr:\n%s", logTail(stderr.String(), 4000))
+		t.Logf("kazoo's stderr:\n%s", tailBytes(stderr.String(), 4000))
 	}
 	return digestProbeLines(string(out))
-}
-
-func expectDigest(t *testing.T, what string, got []string, want ...string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
-	}
-}
-
-func logTail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 // TestDigestClientsOnBothServers: the Java client and kazoo log in with
@@ -204,37 +163,32 @@ func logTail(s string, n int) string {
 // ACLs (another user refused) and a wrong password end alike.
 func TestDigestClientsOnBothServers(t *testing.T) {
 	e := newDigestEnv(t)
-	for _, b := range e.startDigestBackends(t, map[string]string{"zookeeper.superUser": "alice"}) {
-		t.Run(b.name, func(t *testing.T) {
-			expectDigest(t, "java client creates",
-				e.runJava(t, "Client", b.addr, "/digest-java", "bob"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "CREATE ok")
-			expectDigest(t, "java client reads its node",
-				e.runJava(t, "Client", b.addr, "/digest-java", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "READ ok")
-			expectDigest(t, "kazoo as bob reads it",
-				runDigestKazoo(t, b.addr, "bob", "bobsecret", "/digest-java", "-"),
-				"EVENT Connected", "READ ok")
-			expectDigest(t, "kazoo creates for bob",
-				runDigestKazoo(t, b.addr, "bob", "bobsecret", "/digest-kazoo", "bob"),
-				"EVENT Connected", "CREATE ok")
-			expectDigest(t, "alice, a zookeeper.superUser, reads bob's node",
-				e.runJava(t, "Alice", b.addr, "/digest-kazoo", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:alice super:", "READ ok")
-			expectDigest(t, "java client with a wrong password",
-				e.runJava(t, "WrongPassword", b.addr, "/digest-java", "-"),
-				"EVENT AuthFailed")
-			expectDigest(t, "kazoo with a wrong password",
-				runDigestKazoo(t, b.addr, "bob", "not-bobs", "/digest-java", "-"),
-				"EVENT Connected", "READ AuthFailedError")
-			expectDigest(t, "kazoo with an unknown user",
-				runDigestKazoo(t, b.addr, "mallory", "x", "/digest-java", "-"),
-				"EVENT Connected", "READ AuthFailedError")
-			if t.Failed() {
-				t.Logf("server log:\n%s", logTail(b.log(), 6000))
-			}
-		})
-	}
+	onEach(t, e.startDigestBackends(t, map[string]string{"zookeeper.superUser": "alice"}), "", func(t *testing.T, b backend) {
+		expectLines(t, "java client creates",
+			e.runJava(t, "Client", b.addr, "/digest-java", "bob"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "CREATE ok")
+		expectLines(t, "java client reads its node",
+			e.runJava(t, "Client", b.addr, "/digest-java", "-"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "READ ok")
+		expectLines(t, "kazoo as bob reads it",
+			runDigestKazoo(t, b.addr, "bob", "bobsecret", "/digest-java", "-"),
+			"EVENT Connected", "READ ok")
+		expectLines(t, "kazoo creates for bob",
+			runDigestKazoo(t, b.addr, "bob", "bobsecret", "/digest-kazoo", "bob"),
+			"EVENT Connected", "CREATE ok")
+		expectLines(t, "alice, a zookeeper.superUser, reads bob's node",
+			e.runJava(t, "Alice", b.addr, "/digest-kazoo", "-"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:alice super:", "READ ok")
+		expectLines(t, "java client with a wrong password",
+			e.runJava(t, "WrongPassword", b.addr, "/digest-java", "-"),
+			"EVENT AuthFailed")
+		expectLines(t, "kazoo with a wrong password",
+			runDigestKazoo(t, b.addr, "bob", "not-bobs", "/digest-java", "-"),
+			"EVENT Connected", "READ AuthFailedError")
+		expectLines(t, "kazoo with an unknown user",
+			runDigestKazoo(t, b.addr, "mallory", "x", "/digest-java", "-"),
+			"EVENT Connected", "READ AuthFailedError")
+	})
 }
 
 // TestDigestACLOtherUser: without zookeeper.superUser, alice is refused
@@ -242,28 +196,24 @@ func TestDigestClientsOnBothServers(t *testing.T) {
 // is invalid.
 func TestDigestACLOtherUser(t *testing.T) {
 	e := newDigestEnv(t)
-	for _, b := range e.startDigestBackends(t, nil) {
-		t.Run(b.name, func(t *testing.T) {
-			expectDigest(t, "bob creates",
-				e.runJava(t, "Client", b.addr, "/bobs", "bob"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "CREATE ok")
-			expectDigest(t, "alice reads",
-				e.runJava(t, "Alice", b.addr, "/bobs", "-"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:alice", "READ NOAUTH")
-			expectDigest(t, "kazoo as alice reads",
-				runDigestKazoo(t, b.addr, "alice", "alicesecret", "/bobs", "-"),
-				"EVENT Connected", "READ NOAUTH")
-		})
-	}
-	for _, b := range e.startDigestBackends(t, map[string]string{"zookeeper.authProvider.1": ""}) {
-		t.Run(b.name+"/no-provider", func(t *testing.T) {
-			// whoAmI names a user through its scheme's provider: without
-			// the sasl provider the id shows empty on both servers.
-			expectDigest(t, "sasl ACL without the provider",
-				e.runJava(t, "Client", b.addr, "/bobs", "bob"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:", "CREATE INVALIDACL")
-		})
-	}
+	onEach(t, e.startDigestBackends(t, nil), "", func(t *testing.T, b backend) {
+		expectLines(t, "bob creates",
+			e.runJava(t, "Client", b.addr, "/bobs", "bob"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "CREATE ok")
+		expectLines(t, "alice reads",
+			e.runJava(t, "Alice", b.addr, "/bobs", "-"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:alice", "READ NOAUTH")
+		expectLines(t, "kazoo as alice reads",
+			runDigestKazoo(t, b.addr, "alice", "alicesecret", "/bobs", "-"),
+			"EVENT Connected", "READ NOAUTH")
+	})
+	onEach(t, e.startDigestBackends(t, map[string]string{"zookeeper.authProvider.1": ""}), "no-provider", func(t *testing.T, b backend) {
+		// whoAmI names a user through its scheme's provider: without
+		// the sasl provider the id shows empty on both servers.
+		expectLines(t, "sasl ACL without the provider",
+			e.runJava(t, "Client", b.addr, "/bobs", "bob"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:", "CREATE INVALIDACL")
+	})
 }
 
 // TestDigestRequiredSASL: with zookeeper.sessionRequireClientSASLAuth a
@@ -273,22 +223,17 @@ func TestDigestACLOtherUser(t *testing.T) {
 // the request ends in ConnectionLoss.
 func TestDigestRequiredSASL(t *testing.T) {
 	e := newDigestEnv(t)
-	for _, b := range e.startDigestBackends(t, map[string]string{"zookeeper.sessionRequireClientSASLAuth": "true"}) {
-		t.Run(b.name, func(t *testing.T) {
-			expectDigest(t, "java client with the right password",
-				e.runJava(t, "Client", b.addr, "/req", "bob"),
-				"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "CREATE ok")
-			expectDigest(t, "java client with a wrong password",
-				e.runJava(t, "WrongPassword", b.addr, "/req", "-"),
-				"EVENT AuthFailed")
-			expectDigest(t, "kazoo with a wrong password",
-				runDigestKazoo(t, b.addr, "bob", "not-bobs", "/req", "-"),
-				"EVENT Connected", "READ ConnectionLoss")
-			if t.Failed() {
-				t.Logf("server log:\n%s", logTail(b.log(), 6000))
-			}
-		})
-	}
+	onEach(t, e.startDigestBackends(t, map[string]string{"zookeeper.sessionRequireClientSASLAuth": "true"}), "", func(t *testing.T, b backend) {
+		expectLines(t, "java client with the right password",
+			e.runJava(t, "Client", b.addr, "/req", "bob"),
+			"EVENT SaslAuthenticated", "WHOAMI ip:127.0.0.1 sasl:bob", "CREATE ok")
+		expectLines(t, "java client with a wrong password",
+			e.runJava(t, "WrongPassword", b.addr, "/req", "-"),
+			"EVENT AuthFailed")
+		expectLines(t, "kazoo with a wrong password",
+			runDigestKazoo(t, b.addr, "bob", "not-bobs", "/req", "-"),
+			"EVENT Connected", "READ ConnectionLoss")
+	})
 }
 
 // TestDigestAllowFailedClients: with zookeeper.allowSaslFailedClients the
@@ -298,19 +243,14 @@ func TestDigestRequiredSASL(t *testing.T) {
 // connection is kept).
 func TestDigestAllowFailedClients(t *testing.T) {
 	e := newDigestEnv(t)
-	for _, b := range e.startDigestBackends(t, map[string]string{"zookeeper.allowSaslFailedClients": "true"}) {
-		t.Run(b.name, func(t *testing.T) {
-			expectDigest(t, "java client with a wrong password",
-				e.runJava(t, "WrongPassword", b.addr, "/", "-"),
-				"EVENT AuthFailed")
-			expectDigest(t, "kazoo with a wrong password",
-				runDigestKazoo(t, b.addr, "bob", "not-bobs", "/", "-"),
-				"EVENT Connected", "READ AuthFailedError")
-			if t.Failed() {
-				t.Logf("server log:\n%s", logTail(b.log(), 3000))
-			}
-		})
-	}
+	onEach(t, e.startDigestBackends(t, map[string]string{"zookeeper.allowSaslFailedClients": "true"}), "", func(t *testing.T, b backend) {
+		expectLines(t, "java client with a wrong password",
+			e.runJava(t, "WrongPassword", b.addr, "/", "-"),
+			"EVENT AuthFailed")
+		expectLines(t, "kazoo with a wrong password",
+			runDigestKazoo(t, b.addr, "bob", "not-bobs", "/", "-"),
+			"EVENT Connected", "READ AuthFailedError")
+	})
 }
 
 // TestDigestJAASAtStartUp: a JAAS file that is missing or malformed stops
@@ -365,11 +305,9 @@ func TestDigestJAASAtStartUp(t *testing.T) {
 		})
 	}
 	e := &digestEnv{jaas: noSection}
-	for _, b := range e.startDigestBackends(t, nil) {
-		t.Run("no-section/"+b.name, func(t *testing.T) {
-			expectDigest(t, "kazoo against a server without SASL",
-				runDigestKazoo(t, b.addr, "bob", "bobsecret", "/", "-"),
-				"EVENT Connected", "READ AuthFailedError")
-		})
-	}
+	onEach(t, e.startDigestBackends(t, nil), "no-section", func(t *testing.T, b backend) {
+		expectLines(t, "kazoo against a server without SASL",
+			runDigestKazoo(t, b.addr, "bob", "bobsecret", "/", "-"),
+			"EVENT Connected", "READ AuthFailedError")
+	})
 }
