@@ -36,6 +36,7 @@ func TestWithCertificates(t *testing.T) {
 		{"ProtocolMismatchFails", testProtocolMismatchFails},
 		{"Reload", testReload},
 		{"PEMTrustSameSubject", testPEMTrustSameSubject},
+		{"WrongPasswordWithValidPadding", testWrongPasswordWithValidPadding},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, set) })
 	}

@@ -343,6 +343,12 @@ func pemKeyStore(raw []byte, password string) (tls.Certificate, error) {
 	}
 	key, err := x509.ParsePKCS8PrivateKey(der)
 	if err != nil {
+		if keyBlock.Type == "ENCRYPTED PRIVATE KEY" {
+			// A wrong password leaves valid CBC padding about one time
+			// in 256, and then the garbage fails here instead: it is
+			// still the password.
+			return tls.Certificate{}, errors.New("keystore password was incorrect (the private key does not decrypt)")
+		}
 		return tls.Certificate{}, fmt.Errorf("private key: %v", err)
 	}
 	chain, err := pemCertificates(raw)

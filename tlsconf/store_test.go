@@ -2,6 +2,8 @@ package tlsconf
 
 import (
 	"crypto/tls"
+	"encoding/pem"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -153,4 +155,35 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// testWrongPasswordWithValidPadding: about one wrong password in 256
+// decrypts an encrypted PEM key to garbage whose CBC padding happens to
+// be valid; that must still read as a wrong password, not as a damaged
+// key. The test looks for such a password, then loads the store with it.
+func testWrongPasswordWithValidPadding(t *testing.T, set *certtest.Set) {
+	raw := mustRead(t, set.Server.EncryptedPEM)
+	var block *pem.Block
+	for rest := raw; ; {
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			t.Fatal("no ENCRYPTED PRIVATE KEY block")
+		}
+		if block.Type == "ENCRYPTED PRIVATE KEY" {
+			break
+		}
+	}
+	// (255/256)^5000 is about 3e-9: a password is found.
+	for i := 0; i < 5000; i++ {
+		pw := fmt.Sprintf("wrong-%d", i)
+		if _, err := decryptPKCS8(block.Bytes, pw); err != nil {
+			continue
+		}
+		_, err := pemKeyStore(raw, pw)
+		if err == nil || !strings.Contains(err.Error(), "keystore password was incorrect") {
+			t.Fatalf("password %q pads validly; the store's error is %v, want a wrong password", pw, err)
+		}
+		return
+	}
+	t.Fatal("no wrong password with valid padding in 5000 tries")
 }
