@@ -23,6 +23,8 @@
 //     switch from plain to TLS, untrusted members kept out.
 //   - quorumsasl_test.go: mixed ensembles with quorum SASL (DIGEST-MD5 and
 //     Kerberos), a wrong password kept out, Java's rollout sequence.
+//   - quorumtlssasl_test.go: a mixed ensemble with sslQuorum and quorum
+//     SASL DIGEST-MD5 required at once, gozk leading and following.
 //   - backends_test.go: what the SASL client tests share: a Java and a
 //     gozk server started with the same -D flags, each client's outcome
 //     lines compared on both, kazoo found or reported missing.
