@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,13 +63,27 @@ func writeEnsemble(t *testing.T, root string, n int, extra ...string) []string {
 
 func startMember(t *testing.T, path string) *gozkMember {
 	t.Helper()
-	c, err := conf.Load(path, "")
+	return startMemberWith(t, path, "", nil)
+}
+
+// startMemberWith starts the member of zoo.cfg path with the -D flags
+// jvmFlags, its log also going to log when that is not nil.
+func startMemberWith(t *testing.T, path, jvmFlags string, log io.Writer) *gozkMember {
+	t.Helper()
+	c, err := conf.Load(path, jvmFlags)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := zerolog.Nop()
+	var outs []io.Writer
+	if log != nil {
+		outs = append(outs, log)
+	}
 	if testing.Verbose() {
-		logger = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Int64("member", c.Quorum.ServerID).Logger()
+		outs = append(outs, zerolog.ConsoleWriter{Out: os.Stderr})
+	}
+	logger := zerolog.Nop()
+	if len(outs) > 0 {
+		logger = zerolog.New(zerolog.MultiLevelWriter(outs...)).With().Int64("member", c.Quorum.ServerID).Logger()
 	}
 	sc := server.FromConf(c, logger)
 	sc.Ensemble = true
@@ -81,11 +96,13 @@ func startMember(t *testing.T, path string) *gozkMember {
 	}
 	ln, err := netio.Listen(srv.ClientPortConfig(), srv)
 	if err != nil {
+		srv.Close()
 		t.Fatal(err)
 	}
 	srv.Serve(ln)
 	m, err := NewMember(c, srv, jute.DefaultMaxBuffer, logger)
 	if err != nil {
+		srv.Close()
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

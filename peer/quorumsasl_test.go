@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,13 +12,10 @@ import (
 	"time"
 
 	gozk "github.com/go-zookeeper/zk"
-	"github.com/rs/zerolog"
 
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/internal/certtest"
 	"github.com/gozk/gozk/internal/kdctest"
-	"github.com/gozk/gozk/jute"
-	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/quorum/electionport"
 	"github.com/gozk/gozk/quorum/quorumauth"
 	"github.com/gozk/gozk/sasl"
@@ -113,41 +109,8 @@ func (l *logLines) String() string {
 // jvmFlags.
 func startSASLMember(t *testing.T, path, jvmFlags string) *saslMember {
 	t.Helper()
-	c, err := conf.Load(path, jvmFlags)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lines := newLogLines()
-	var logger zerolog.Logger
-	if testing.Verbose() {
-		logger = zerolog.New(zerolog.MultiLevelWriter(lines, zerolog.ConsoleWriter{Out: os.Stderr})).With().Int64("member", c.Quorum.ServerID).Logger()
-	} else {
-		logger = zerolog.New(lines)
-	}
-	sc := server.FromConf(c, logger)
-	sc.Ensemble = true
-	sc.ServerID = c.Quorum.ServerID
-	sc.ForceSync = false
-	sc.QuorumConfig = c.Quorum.Ensemble.QuorumConfig()
-	srv, err := server.Open(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := netio.Listen(srv.ClientPortConfig(), srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Serve(ln)
-	m, err := NewMember(c, srv, jute.DefaultMaxBuffer, logger)
-	if err != nil {
-		srv.Close()
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	gm := &gozkMember{id: c.Quorum.ServerID, dir: c.DataDir, cfg: c, srv: srv, member: m, cancel: cancel, done: make(chan error, 1)}
-	go func() { gm.done <- m.Run(ctx) }()
-	t.Cleanup(gm.stop)
-	return &saslMember{gozkMember: gm, log: lines}
+	return &saslMember{gozkMember: startMemberWith(t, path, jvmFlags, lines), log: lines}
 }
 
 func waitLog(t *testing.T, m *saslMember, what string) {
