@@ -117,7 +117,7 @@ func (i *GSSAPIInitiator) Close() {
 }
 
 // NewClient starts one exchange with servicePrincipal (for quorum SASL,
-// ServerPrincipalForHost(quorum.auth.kerberos.servicePrincipal, host)).
+// quorumauth.ServicePrincipal(quorum.auth.kerberos.servicePrincipal, host)).
 // A principal without a realm gets zookeeper.server.realm, else the
 // client's realm, as Java's SecurityUtils.createSaslClient does. The
 // authorization id sent is the client's principal, as Java's.

@@ -174,27 +174,6 @@ func ShapeAuthorizationID(authenticationID string, rules *KerberosNameRules, rem
 	return short, nil
 }
 
-// QuorumHostPattern is the placeholder Java's SecurityUtils replaces with
-// the peer's host name in quorum.auth.kerberos.servicePrincipal.
-const QuorumHostPattern = "_HOST"
-
-var principalSeparators = regexp.MustCompile(`[/@]`)
-
-// ServerPrincipalForHost is Java's SecurityUtils.getServerPrincipal: a
-// principal of exactly the form service/_HOST@REALM gets host (lower case)
-// in place of _HOST; anything else is returned as it is.
-func ServerPrincipalForHost(principal, host string) string {
-	// Java splits on [/@] and drops trailing empty parts.
-	parts := principalSeparators.Split(principal, -1)
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	if len(parts) != 3 || parts[1] != QuorumHostPattern {
-		return principal
-	}
-	return parts[0] + "/" + strings.ToLower(host) + "@" + parts[2]
-}
-
 // DefaultClientServiceName is zookeeper.sasl.client.username's default:
 // the first component of the principal a client asks a ticket for.
 const DefaultClientServiceName = "zookeeper"

@@ -312,6 +312,7 @@ func TestServicePrincipal(t *testing.T) {
 		"zkquorum/_HOST@EXAMPLE.COM": "zkquorum/_HOST@EXAMPLE.COM", // Java replaces only service/_HOST
 		"zkquorum/localhost":         "zkquorum/localhost",
 		"zkquorum":                   "zkquorum",
+		"zkquorum/_HOST/":            "zkquorum/myhost.example.com", // Java's split drops the trailing empty part
 	} {
 		if got := ServicePrincipal(in, "MyHost.Example.com"); got != want {
 			t.Errorf("ServicePrincipal(%q) = %q, want %q", in, got, want)

@@ -11,14 +11,6 @@ import (
 	"github.com/gozk/gozk/sasl"
 )
 
-// The names quorum DIGEST-MD5 is bound to on both sides (Java's
-// QuorumAuth): its digest-uri is zookeeper-quorum/zk-quorum-sasl-md5, and
-// the server offers zk-quorum-sasl-md5 as its realm.
-const (
-	DigestProtocol   = "zookeeper-quorum"
-	DigestServerName = "zk-quorum-sasl-md5"
-)
-
 // JAASProperty is the system property naming the JAAS file.
 const JAASProperty = "java.security.auth.login.config"
 
@@ -31,7 +23,11 @@ const HostPattern = "_HOST"
 // service/_HOST, service/host in lower case (Java's
 // SecurityUtils.getServerPrincipal).
 func ServicePrincipal(principal, host string) string {
+	// Java's String.split("[/]") drops trailing empty parts.
 	parts := strings.Split(principal, "/")
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
 	if len(parts) != 2 || parts[1] != HostPattern {
 		return principal
 	}
@@ -141,8 +137,8 @@ func serverFactory(section *sasl.JAASSection, props sasl.Properties, hosts map[s
 		})
 	}
 	return sasl.NewDigestServerFactory(sasl.DigestServerConfig{
-		Protocol:   DigestProtocol,
-		ServerName: DigestServerName,
+		Protocol:   sasl.QuorumProtocol,
+		ServerName: sasl.QuorumServerName,
 		Users:      section.DigestUsers(),
 		Property:   props,
 		Authorize:  authorizer(hosts),
@@ -179,8 +175,8 @@ func clientFactory(section *sasl.JAASSection, path, principal string, props sasl
 			Username:        user,
 			Password:        password,
 			AuthorizationID: user,
-			Protocol:        DigestProtocol,
-			ServerName:      DigestServerName,
+			Protocol:        sasl.QuorumProtocol,
+			ServerName:      sasl.QuorumServerName,
 		})
 	}, nil
 }
