@@ -62,7 +62,6 @@ type Conn struct {
 	id       uint64
 	remote   netip.AddrPort
 	remoteIP string
-	ipCounts map[netip.Addr]*peer // the per-IP counts of the port it came in on
 	context  atomic.Pointer[any]
 	paused   atomic.Uint32
 	// handshaken: the first frame or a four-letter word has arrived.

@@ -116,7 +116,8 @@
 // 10 s, which counts those not logged.
 //
 // With Config.PortUnification (client.portUnification), the plain
-// port's accept loop peeks at each connection's first bytes (MSG_PEEK,
+// port's accept loop applies the limits at once (a connection still being
+// told TLS or plain holds its place), then peeks at its first bytes (MSG_PEEK,
 // so nothing is taken from the socket) for at most
 // HandshakeDetectionTimeout and hands TLS to the TLS transport, plain
 // connections to an event loop. The test is Java's: five bytes that are

@@ -242,11 +242,25 @@ func (s *Server) enroll(nc *net.TCPConn) {
 	}
 }
 
+// enrollAdmitted hands an event loop a plain connection of a unified port,
+// already admitted under the limits as p (see startRoute).
+func (s *Server) enrollAdmitted(nc *net.TCPConn, p *peer) {
+	ctx := gnet.NewContext(gnet.NewNetConnContext(context.Background(), nc), admitted{p})
+	if _, err := s.engine.Register(ctx); err != nil {
+		s.release(remoteAddrPort(nc.RemoteAddr()).Addr())
+		_ = nc.Close()
+	}
+}
+
 // acceptedMarker is the gnet context of the connections acceptLoop hands
 // over; any other connection (to gnet's own socket) is closed at once.
 type acceptedMarker struct{}
 
 var acceptedHere any = acceptedMarker{}
+
+// admitted is the gnet context of a connection admitted before the hand
+// over (a plain client of a unified port).
+type admitted struct{ p *peer }
 
 // watchEngine notices gnet stopping on its own. It never should, but if
 // it does the port must not stay open with nothing serving it: the
@@ -478,12 +492,15 @@ func (e *loopEvents) OnTick() (time.Duration, gnet.Action) {
 
 func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	s := e.server
-	if gc.Context() != acceptedHere {
-		return nil, gnet.Close
+	remote := remoteAddrPort(gc.RemoteAddr())
+	var p *peer
+	switch ctx := gc.Context().(type) {
+	case acceptedMarker:
+		p = s.admitIn(remote.Addr(), s.perIP)
+	case admitted:
+		p = ctx.p
 	}
 	gc.SetContext(nil)
-	remote := remoteAddrPort(gc.RemoteAddr())
-	p := s.admitIn(remote.Addr(), s.perIP)
 	if p == nil {
 		return nil, gnet.Close
 	}
@@ -493,7 +510,6 @@ func (e *loopEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		id:       s.nextID.Add(1),
 		remote:   remote,
 		remoteIP: p.ip,
-		ipCounts: s.perIP,
 	}
 	gc.SetContext(c)
 	c.startSessionlessTimer()

@@ -597,3 +597,32 @@ func TestTLSSessionlessTimeout(t *testing.T) {
 	}
 	waitFor(t, "the place under the limits", func() bool { return s.ConnCount() == 0 })
 }
+
+// TestUnifiedPortCountsConnectionsBeingRouted: on a unified port the
+// limits apply at accept time, as Java's channelActive applies them, not
+// once the first bytes have told TLS from plain: silent connections still
+// waiting to be routed hold their places, and a further connection from
+// the same IP is refused.
+func TestUnifiedPortCountsConnectionsBeingRouted(t *testing.T) {
+	h := newTestHandler()
+	s := startTLSServer(t, Config{PortUnification: true, MaxClientCnxns: 2, HandshakeDetectionTimeout: time.Minute}, h)
+	dial(t, s)
+	dial(t, s)
+	waitFor(t, "two silent connections counted while being routed", func() bool { return s.ConnCount() == 2 })
+	nc := dial(t, s)
+	_, _ = nc.Write(appendFrame(nil, []byte("third")))
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := nc.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the third connection from one IP got an answer with maxClientCnxns=2")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the third connection from one IP was kept open with maxClientCnxns=2")
+	}
+	select {
+	case f := <-h.frames:
+		t.Fatalf("the third connection was served: %q", f.payload)
+	default:
+	}
+	if n := s.ConnCount(); n != 2 {
+		t.Fatalf("%d connections counted, want 2", n)
+	}
+}

@@ -165,31 +165,22 @@ func (q *inbound) fill(r io.Reader, want int) error {
 }
 
 // serveSecure runs one TLS connection from accept to close, on the
-// goroutine it was started on (see startSecure). unified says it came in
-// on the plain port (client.portUnification), whose per-IP count it
-// shares.
-func (s *Server) serveSecure(nc *net.TCPConn, unified bool) {
+// goroutine it was started on (see startSecure and route). The caller has
+// admitted it under the limits as p, counted per IP with the secure
+// port's connections, or, when unified (a TLS client of a unified plain
+// port), with the plain port's.
+func (s *Server) serveSecure(nc *net.TCPConn, p *peer, unified bool) {
 	defer s.secureWG.Done()
 	remote := remoteAddrPort(nc.RemoteAddr())
 	perIP := s.securePerIP
 	if unified {
 		perIP = s.perIP
 	}
-	// The limits apply at accept time, before the handshake, as Java's
-	// channelActive applies them. The secure port is a listener of its
-	// own in Java, with its own count per IP (and the same
-	// maxClientCnxns); the global limit counts both ports.
-	p := s.admitIn(remote.Addr(), perIP)
-	if p == nil {
-		_ = nc.Close()
-		return
-	}
 	c := &Conn{
 		server:   s,
 		id:       s.nextID.Add(1),
 		remote:   remote,
 		remoteIP: p.ip,
-		ipCounts: perIP,
 	}
 	sc := &secureConn{
 		conn:       c,
@@ -460,16 +451,28 @@ func (s *Server) trackSecure(c *Conn, add bool) bool {
 
 // startSecure serves nc as a TLS connection on a goroutine of its own,
 // unless Close has begun.
-func (s *Server) startSecure(nc *net.TCPConn, unified bool) {
+//
+// The limits apply at accept time, before the handshake, as Java's
+// channelActive applies them. The secure port is a listener of its own in
+// Java, with its own count per IP (and the same maxClientCnxns); the
+// global limit counts both ports.
+func (s *Server) startSecure(nc *net.TCPConn) {
+	remote := remoteAddrPort(nc.RemoteAddr())
+	p := s.admitIn(remote.Addr(), s.securePerIP)
+	if p == nil {
+		_ = nc.Close()
+		return
+	}
 	s.secureMu.Lock()
 	if s.secureClosed {
 		s.secureMu.Unlock()
+		s.releaseIn(remote.Addr(), s.securePerIP)
 		_ = nc.Close()
 		return
 	}
 	s.secureWG.Add(1)
 	s.secureMu.Unlock()
-	go s.serveSecure(nc, unified)
+	go s.serveSecure(nc, p, false)
 }
 
 // secureAcceptLoop accepts on the secure client port, as acceptLoop does
@@ -491,7 +494,7 @@ func (s *Server) secureAcceptLoop() {
 			continue
 		}
 		s.secureAccepting.succeeded(s.log)
-		s.startSecure(nc, false)
+		s.startSecure(nc)
 	}
 }
 

@@ -49,7 +49,7 @@ func looksLikeTLS(head []byte) (isTLS, decided bool) {
 // (ssl.handshakeDetectionTimeoutMillis); a connection that has sent
 // nothing by then is served as plain, where the sessionless timeout
 // applies. Java waits without a bound.
-func (s *Server) route(nc *net.TCPConn) {
+func (s *Server) route(nc *net.TCPConn, p *peer) {
 	defer s.secureWG.Done()
 	isTLS, err := peekIsTLS(nc, s.cfg.HandshakeDetectionTimeout)
 	s.secureMu.Lock()
@@ -59,6 +59,7 @@ func (s *Server) route(nc *net.TCPConn) {
 	if err != nil || closed {
 		// The client left before saying anything, or the server is
 		// closing.
+		s.releaseIn(remoteAddrPort(nc.RemoteAddr()).Addr(), s.perIP)
 		_ = nc.Close()
 		return
 	}
@@ -66,24 +67,34 @@ func (s *Server) route(nc *net.TCPConn) {
 		// Counted in secureWG already: serveSecure's Done is this
 		// goroutine's.
 		s.secureWG.Add(1)
-		s.serveSecure(nc, true)
+		s.serveSecure(nc, p, true)
 		return
 	}
-	s.enroll(nc)
+	s.enrollAdmitted(nc, p)
 }
 
-// startRoute starts route for a connection to a unified plain port.
+// startRoute starts route for a connection to a unified plain port. The
+// limits apply first, at accept time as Java's channelActive applies
+// them, so that connections waiting to be told TLS or plain are counted
+// like any other.
 func (s *Server) startRoute(nc *net.TCPConn) {
+	remote := remoteAddrPort(nc.RemoteAddr())
+	p := s.admitIn(remote.Addr(), s.perIP)
+	if p == nil {
+		_ = nc.Close()
+		return
+	}
 	s.secureMu.Lock()
 	if s.secureClosed {
 		s.secureMu.Unlock()
+		s.releaseIn(remote.Addr(), s.perIP)
 		_ = nc.Close()
 		return
 	}
 	s.routing[nc] = struct{}{}
 	s.secureWG.Add(1)
 	s.secureMu.Unlock()
-	go s.route(nc)
+	go s.route(nc, p)
 }
 
 // peekIsTLS waits for the first bytes of nc and tells TLS from plain
