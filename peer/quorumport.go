@@ -36,8 +36,6 @@ type quorumPort struct {
 	tls     *quorumtls.Config
 	auth    *quorumauth.Server
 	log     zerolog.Logger
-	ctx     context.Context // done once the port is closed
-	cancel  context.CancelFunc
 
 	mu        sync.Mutex
 	held      []heldConn
@@ -60,8 +58,7 @@ func listenQuorumPort(addr string, maxWait time.Duration, tlsc *quorumtls.Config
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &quorumPort{ln: ln, maxWait: maxWait, tls: tlsc, auth: auth, log: log, ctx: ctx, cancel: cancel}
+	p := &quorumPort{ln: ln, maxWait: maxWait, tls: tlsc, auth: auth, log: log, admitting: map[net.Conn]bool{}}
 	go p.acceptLoop()
 	return p, nil
 }
@@ -87,9 +84,6 @@ func (p *quorumPort) acceptLoop() {
 		}
 		busy := len(p.admitting) >= maxHeld
 		if !busy {
-			if p.admitting == nil {
-				p.admitting = map[net.Conn]bool{}
-			}
 			p.admitting[conn] = true
 		}
 		p.mu.Unlock()
@@ -114,12 +108,11 @@ func (p *quorumPort) admit(raw net.Conn) {
 	deadline := time.Now().Add(p.maxWait)
 	var conn net.Conn = raw
 	if p.tls != nil {
-		stop := context.AfterFunc(p.ctx, func() { raw.Close() })
-		sc, err := p.tls.Accept(p.ctx, raw, deadline)
-		stop()
+		// close() closes raw, which ends a handshake in progress.
+		sc, err := p.tls.Accept(context.Background(), raw, deadline)
 		if err != nil {
 			raw.Close()
-			if p.ctx.Err() == nil {
+			if !p.isClosed() {
 				p.log.Warn().Err(err).Str("remote", remote).Msg("closing a quorum connection: refused by TLS")
 			}
 			return
@@ -134,10 +127,7 @@ func (p *quorumPort) admit(raw net.Conn) {
 		r := bufio.NewReader(conn)
 		if err := p.auth.Authenticate(conn, r, remote); err != nil {
 			conn.Close()
-			p.mu.Lock()
-			closed := p.closed
-			p.mu.Unlock()
-			if closed {
+			if p.isClosed() {
 				return // the port closed it
 			}
 			p.log.Error().Err(err).Str("learner", remote).Msg("closing a quorum port connection: quorum authentication failed")
@@ -225,6 +215,11 @@ func (p *quorumPort) close() {
 		conn.Close()
 	}
 	p.mu.Unlock()
-	p.cancel()
 	p.ln.Close()
+}
+
+func (p *quorumPort) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }
