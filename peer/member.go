@@ -82,6 +82,7 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 	stopTLS := make(chan struct{})
 	qtls, err := quorumTLS(c, log, stopTLS)
 	if err != nil {
+		authLearner.Close()
 		return nil, err
 	}
 	pc.TLS = qtls
@@ -92,12 +93,14 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit), qtls, authServer, log)
 	if err != nil {
 		close(stopTLS)
+		authLearner.Close()
 		return nil, fmt.Errorf("listening on the quorum port %s: %w", listen, err)
 	}
 	mgr, err := electionport.Start(pc)
 	if err != nil {
 		close(stopTLS)
 		qp.close()
+		authLearner.Close()
 		return nil, err
 	}
 	m := &Member{
@@ -167,7 +170,10 @@ func (m *Member) leaderGauges() server.LeaderGauges {
 func (m *Member) Close() {
 	m.net.Close()
 	m.quorumPort.close()
-	m.stopOnce.Do(func() { close(m.stopTLS) })
+	m.stopOnce.Do(func() {
+		close(m.stopTLS)
+		m.authLearner.Close()
+	})
 }
 
 // Run elects, follows or observes, and elects again, until ctx is done or

@@ -149,6 +149,17 @@ type Learner struct {
 	// MaxToken bounds a token read from the server.
 	MaxToken int
 	Log      zerolog.Logger
+	// close ends the learner's Kerberos login (its ticket renewal); nil
+	// for DIGEST-MD5.
+	close func()
+}
+
+// Close ends what the learner's mechanism keeps running between
+// exchanges (a Kerberos login renewing its ticket). l may be nil.
+func (l *Learner) Close() {
+	if l != nil && l.close != nil {
+		l.close()
+	}
 }
 
 // Authenticate runs the learner's side of the exchange on rw, right

@@ -91,7 +91,7 @@ func FromConfig(c *conf.Config, maxToken int, log zerolog.Logger) (*Server, *Lea
 		MaxToken:   maxToken,
 		Log:        log,
 	}
-	newClient, err := clientFactory(learnerSection, path, q.AuthServicePrincipal, props)
+	newClient, closeClient, err := clientFactory(learnerSection, path, q.AuthServicePrincipal, props)
 	if err != nil {
 		return nil, nil, fmt.Errorf("quorum SASL: JAAS file %s: %w", path, err)
 	}
@@ -100,6 +100,7 @@ func FromConfig(c *conf.Config, maxToken int, log zerolog.Logger) (*Server, *Lea
 		NewSASL:  newClient,
 		MaxToken: maxToken,
 		Log:      log,
+		close:    closeClient,
 	}
 	mech := "DIGEST-MD5"
 	if hasKerberos(serverSection) {
@@ -151,18 +152,19 @@ func serverFactory(section *sasl.JAASSection, props sasl.Properties, hosts map[s
 var errNoCredentials = errors.New("has no username and password options for DIGEST-MD5")
 
 // clientFactory returns how a learner starts its side of an exchange
-// with the server at a host.
-func clientFactory(section *sasl.JAASSection, path, principal string, props sasl.Properties) (func(host string) (sasl.Client, error), error) {
+// with the server at a host, and what ends its login (nil when there is
+// none to end).
+func clientFactory(section *sasl.JAASSection, path, principal string, props sasl.Properties) (func(host string) (sasl.Client, error), func(), error) {
 	if hasKerberos(section) {
 		// Java logs in once, at start-up: a learner that cannot get its
 		// ticket-granting ticket keeps the server from starting.
 		initiator, err := sasl.NewGSSAPIInitiatorFromSection(section, props)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		return func(host string) (sasl.Client, error) {
 			return initiator.NewClient(ServicePrincipal(principal, host))
-		}, nil
+		}, initiator.Close, nil
 	}
 	user, okUser := section.Option("username")
 	password, okPassword := section.Option("password")
@@ -178,7 +180,7 @@ func clientFactory(section *sasl.JAASSection, path, principal string, props sasl
 			Protocol:        sasl.QuorumProtocol,
 			ServerName:      sasl.QuorumServerName,
 		})
-	}, nil
+	}, nil, nil
 }
 
 // authorizer is Java's SaslQuorumServerCallbackHandler rule: a learner
