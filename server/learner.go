@@ -729,16 +729,20 @@ func (s *Server) LoadSnapStream(r *bufio.Reader, zxid int64) error {
 	if err := s.FlushLog(); err != nil {
 		return err
 	}
-	if err := s.txnLog.TruncateAfter(zxid); err != nil {
-		return err
-	}
-	s.ens.truncatedTo(zxid)
 	s.snapMu.Lock()
-	// So do the snapshots past zxid: a restart loads the newest one.
+	// The snapshots past zxid go, as the log past it does: a restart
+	// loads the newest one. They go first, as in TruncateLog, so a crash
+	// between the two steps leaves no snapshot of the other history
+	// over a truncated log.
 	if err := s.deleteSnapshotsAfter(zxid); err != nil {
 		s.snapMu.Unlock()
 		return err
 	}
+	if err := s.txnLog.TruncateAfter(zxid); err != nil {
+		s.snapMu.Unlock()
+		return err
+	}
+	s.ens.truncatedTo(zxid)
 	s.replaceTree(tree)
 	s.startFuzzyWindow(true)
 	s.snapMu.Unlock()
