@@ -232,6 +232,27 @@ func TestLeaderZxidRollover(t *testing.T) {
 	}
 }
 
+// TestLeaderZxidRolloverOnCreateSession: a createSession takes a zxid
+// like any write, so one arriving when the counter is at its end makes the
+// leader give up its epoch instead of using the counter's last value, as
+// every proposal does on Java's leader.
+func TestLeaderZxidRolloverOnCreateSession(t *testing.T) {
+	s, q := startLeaderAt(t, false, 0xfffffffe)
+	c, _, err := zk.Connect([]string{s.Addr().String()}, 4*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-q.rolled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a createSession with the counter at its end did not make the leader give up")
+	}
+	if z := s.LastZxid(); uint32(z) == 0xffffffff {
+		t.Fatalf("the session took the counter's last value: 0x%x", z)
+	}
+}
+
 // TestLeaderSyncWaitsForEarlierWrites: followers can apply and answer a
 // txn the leader has not applied yet (the quorum commits it while the
 // leader's own apply waits), so a sync of the leader's own client must

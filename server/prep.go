@@ -38,22 +38,6 @@ type prepFailure struct{ code proto.ErrCode }
 // zxid before it decodes. now is the txn's time, wall-clock milliseconds.
 func (p *prepStage) prepare(r *request, now int64) {
 	p.now = now
-	if r.op == proto.OpCreateSession {
-		p.lastZxid++
-		to := &proto.CreateSessionTxn{TimeOut: r.sessionTimeout}
-		p.setTxn(r, now, proto.OpCreateSession, to)
-		if lr := p.srv.leading.Load(); lr != nil {
-			// A leader tracks the session from here, as Java's prep
-			// does, so that the session's next request, prepared before
-			// this one is applied, finds it.
-			owner := lr.self
-			if r.fromLearner {
-				owner = r.owner
-			}
-			p.srv.tracker.setOwner(p.srv.tracker.add(r.sid, r.sessionTimeout), owner)
-		}
-		return
-	}
 	// Syncs take no zxid, so they come before the rollover check: a
 	// sync never makes a leader whose counter ran out give up (Java's
 	// leader checks at propose, which a sync never reaches).
@@ -74,6 +58,24 @@ func (p *prepStage) prepare(r *request, now int64) {
 		// gives up leading; the request is dropped with its connection.
 		r.dropped = true
 		lr.rolledOver()
+		return
+	}
+	// A createSession takes a zxid like any write, so it comes after
+	// the rollover check, as every proposal meets Java's at propose.
+	if r.op == proto.OpCreateSession {
+		p.lastZxid++
+		to := &proto.CreateSessionTxn{TimeOut: r.sessionTimeout}
+		p.setTxn(r, now, proto.OpCreateSession, to)
+		if lr := p.srv.leading.Load(); lr != nil {
+			// A leader tracks the session from here, as Java's prep
+			// does, so that the session's next request, prepared before
+			// this one is applied, finds it.
+			owner := lr.self
+			if r.fromLearner {
+				owner = r.owner
+			}
+			p.srv.tracker.setOwner(p.srv.tracker.add(r.sid, r.sessionTimeout), owner)
+		}
 		return
 	}
 	record, ok := p.decodeBody(r)
