@@ -282,21 +282,23 @@ func (s *Source) ServerConfig() *tls.Config {
 	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 		return s.serverConfigFor(hello.Conn), nil
 	}
-	// For callers that read only GetCertificate from the returned
-	// configuration.
-	cfg.GetCertificate = func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-		certs := s.cur.Load().certs
-		for i := range certs {
-			if hello.SupportsCertificate(&certs[i]) == nil {
-				return &certs[i], nil
-			}
-		}
-		if len(certs) == 0 {
-			return nil, fmt.Errorf("%skeyStore.location not specified: no certificate to present", s.prefix)
-		}
-		return &certs[0], nil
-	}
 	return cfg
+}
+
+// GetCertificate presents the key store's certificate as loaded last,
+// for a server that wants the certificate alone: the AdminServer's HTTPS
+// asks for no client certificate, as Java's does.
+func (s *Source) GetCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	certs := s.cur.Load().certs
+	for i := range certs {
+		if hello.SupportsCertificate(&certs[i]) == nil {
+			return &certs[i], nil
+		}
+	}
+	if len(certs) == 0 {
+		return nil, fmt.Errorf("%skeyStore.location not specified: no certificate to present", s.prefix)
+	}
+	return &certs[0], nil
 }
 
 func (s *Source) serverConfigFor(conn net.Conn) *tls.Config {

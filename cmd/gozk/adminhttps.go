@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 
 	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/tlsconf"
@@ -16,12 +17,20 @@ func (m *monitoring) adminTLS() (*tls.Config, error) {
 	if !m.cfg.AdminForceHTTPS && !m.cfg.AdminPortUnification {
 		return nil, nil
 	}
+	// Java's JettyAdminServer loads both stores and fails without
+	// either, which leaves the server without an AdminServer.
+	if m.cfg.QuorumTLS.KeyStoreLocation == "" {
+		return nil, errors.New("ssl.quorum.keyStore.location is not set: the AdminServer's HTTPS needs the quorum key store")
+	}
+	if m.cfg.QuorumTLS.TrustStoreLocation == "" {
+		return nil, errors.New("ssl.quorum.trustStore.location is not set: the AdminServer's HTTPS loads the quorum trust store, as Java's does")
+	}
 	src, err := tlsconf.New(m.cfg.QuorumTLS, "ssl.quorum.", tlsconf.Options{Quorum: true, Logger: m.logger})
 	if err != nil {
 		return nil, err
 	}
 	return &tls.Config{
-		GetCertificate: src.ServerConfig().GetCertificate,
+		GetCertificate: src.GetCertificate,
 		MinVersion:     tls.VersionTLS12,
 	}, nil
 }

@@ -135,7 +135,7 @@ func (m *monitoring) startAdmin(onFailure adminFailure) error {
 	if err != nil {
 		// Java's factory then logs a warning and runs without an
 		// AdminServer, standalone or not.
-		m.logger.Warn().Err(err).Msg("unable to start the AdminServer: its HTTPS key store cannot be loaded; going on without it")
+		m.logger.Warn().Err(err).Msg("unable to start the AdminServer: its HTTPS stores cannot be loaded; going on without it")
 		return nil
 	}
 	h, err := m.cmds.StartAdminServer(admin.AdminServerConfig{

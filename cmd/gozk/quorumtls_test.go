@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -47,8 +48,9 @@ func TestAdminServerHTTPSFromQuorumStores(t *testing.T) {
 	adminPort := freePort(t)
 	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
 		"admin.serverAddress=127.0.0.1\nadmin.serverPort=%d\nadmin.forceHttps=true\n"+
-		"ssl.quorum.keyStore.location=%s\nssl.quorum.keyStore.password=%s\n",
-		dir, freePort(t), adminPort, set.Server.JKS, set.Password))
+		"ssl.quorum.keyStore.location=%s\nssl.quorum.keyStore.password=%s\n"+
+		"ssl.quorum.trustStore.location=%s\nssl.quorum.trustStore.password=%s\n",
+		dir, freePort(t), adminPort, set.Server.JKS, set.Password, set.Trust.JKS, set.Password))
 	cmd := exec.Command(gozkBin, "server", "--config", cfg)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -79,5 +81,39 @@ func TestAdminServerHTTPSFromQuorumStores(t *testing.T) {
 			t.Fatalf("no HTTPS AdminServer: %v\n%s", err, stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestAdminServerHTTPSNeedsBothQuorumStores: Java's JettyAdminServer
+// loads the quorum key store and trust store for HTTPS and fails without
+// either, and the server goes on without an AdminServer; so does gozk.
+func TestAdminServerHTTPSNeedsBothQuorumStores(t *testing.T) {
+	set := certtest.New(t, certtest.Options{})
+	dir := t.TempDir()
+	clientPort, adminPort := freePort(t), freePort(t)
+	cfg := writeFile(t, dir, "zoo.cfg", fmt.Sprintf("dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
+		"admin.serverAddress=127.0.0.1\nadmin.serverPort=%d\nadmin.forceHttps=true\n"+
+		"ssl.quorum.keyStore.location=%s\nssl.quorum.keyStore.password=%s\n",
+		dir, clientPort, adminPort, set.Server.JKS, set.Password))
+	cmd := exec.Command(gozkBin, "server", "--config", cfg)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), "serving clients") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not start:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "ssl.quorum.trustStore.location is not set") {
+		t.Fatalf("no line saying why the AdminServer is off:\n%s", out.String())
+	}
+	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", adminPort), time.Second); err == nil {
+		c.Close()
+		t.Fatal("an AdminServer listens without the quorum trust store")
 	}
 }
