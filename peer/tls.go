@@ -35,10 +35,10 @@ func quorumTLS(c *conf.Config, log zerolog.Logger, stop <-chan struct{}) (*quoru
 			return nil, err
 		}
 		log.Warn().Err(err).Msg("portUnification: the ssl.quorum.* stores cannot be read; TLS connections to this member will fail")
-		qc.Server = func() *tls.Config { return &tls.Config{} }
+		qc.Server = &tls.Config{}
 		qc.Client = func(conn net.Conn, _ string) *tls.Conn { return tls.Client(conn, &tls.Config{}) }
 	} else {
-		qc.Server = src.ServerConfig
+		qc.Server = src.ServerConfig()
 		qc.Client = src.Client
 		if q.SSLQuorumReloadCertFiles {
 			src.WatchFiles(stop)

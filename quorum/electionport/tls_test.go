@@ -33,9 +33,7 @@ func memberTLS(t *testing.T, set *certtest.Set, b certtest.Bundle, sslQuorum, un
 	pool.AppendCertsFromPEM(ca)
 	return &quorumtls.Config{
 		TLS: sslQuorum, PortUnification: unify, DetectTimeout: time.Second,
-		Server: func() *tls.Config {
-			return &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
-		},
+		Server: &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool},
 		Client: func(conn net.Conn, host string) *tls.Conn {
 			return tls.Client(conn, &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host})
 		},

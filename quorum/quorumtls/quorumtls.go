@@ -26,9 +26,10 @@ type Config struct {
 	// PortUnification is portUnification: listeners take TLS and plain
 	// connections on the same port.
 	PortUnification bool
-	// Server returns the listener's TLS configuration; it is called for
-	// each connection, so that reloaded certificates serve new ones.
-	Server func() *tls.Config
+	// Server is the listeners' TLS configuration (tlsconf's
+	// ServerConfig, which takes reloaded certificates for each new
+	// connection by itself).
+	Server *tls.Config
 	// Client wraps conn, dialled to host (an address or a name, as
 	// configured), in TLS; the handshake verifies the server's
 	// certificate, and its host when hostname verification is on
@@ -104,7 +105,7 @@ func (c *Config) Accept(ctx context.Context, conn net.Conn, deadline time.Time) 
 	}
 	pc := &prefixConn{Conn: conn, prefix: head[:n]}
 	if n == len(head) && tlsconf.LooksLikeTLS(head[:]) {
-		tc := tls.Server(pc, c.Server())
+		tc := tls.Server(pc, c.Server)
 		if err := handshake(ctx, tc, deadline); err != nil {
 			return fail(fmt.Errorf("TLS handshake failed: %w", err))
 		}

@@ -18,7 +18,7 @@ import (
 // configFor builds the TLS of one member from a certtest bundle, trusting
 // the set's CA, with Go's own verification: a stand-in for the stores
 // package in these tests, which are about the ports, not the stores.
-func configFor(t *testing.T, set *certtest.Set, b certtest.Bundle, trustPEM string) (server func() *tls.Config, client func(net.Conn, string) *tls.Conn) {
+func configFor(t *testing.T, set *certtest.Set, b certtest.Bundle, trustPEM string) (server *tls.Config, client func(net.Conn, string) *tls.Conn) {
 	t.Helper()
 	cert, err := tls.LoadX509KeyPair(b.CertPEM, b.KeyPEM)
 	if err != nil {
@@ -32,9 +32,7 @@ func configFor(t *testing.T, set *certtest.Set, b certtest.Bundle, trustPEM stri
 	if !pool.AppendCertsFromPEM(ca) {
 		t.Fatal("no CA certificate in " + trustPEM)
 	}
-	server = func() *tls.Config {
-		return &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
-	}
+	server = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
 	client = func(conn net.Conn, host string) *tls.Conn {
 		return tls.Client(conn, &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: host})
 	}
