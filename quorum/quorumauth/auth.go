@@ -31,9 +31,6 @@ type Server struct {
 	Require bool
 	// NewSASL starts the mechanism's server side for one exchange.
 	NewSASL func() (sasl.Server, error)
-	// AuthzHosts are the host names of the ensemble's servers: a
-	// Kerberos peer's principal (service/host@REALM) must name one.
-	AuthzHosts map[string]bool
 	// MaxToken bounds a token read from the peer.
 	MaxToken int
 	Log      zerolog.Logger
@@ -97,9 +94,6 @@ func (s *Server) Authenticate(w io.Writer, r *bufio.Reader, remote string) error
 		}
 	}
 	id := ss.AuthorizationID()
-	if host, ok := principalHost(id); ok && !s.AuthzHosts[host] {
-		return s.failed(w, remote, fmt.Errorf("%s is not authorized to connect: host %q is not a server of the ensemble", id, host))
-	}
 	if err := send(w, Success, challenge); err != nil {
 		return s.failed(nil, remote, err)
 	}
@@ -127,7 +121,12 @@ func (s *Server) failed(w io.Writer, remote string, cause error) error {
 // which must be one of the ensemble's servers; a DIGEST-MD5 user name has
 // none.
 func principalHost(id string) (string, bool) {
-	parts := strings.FieldsFunc(id, func(r rune) bool { return r == '/' || r == '@' })
+	// Java's String.split("[/@]"): empty parts count, trailing ones do
+	// not.
+	parts := strings.Split(strings.ReplaceAll(id, "@", "/"), "/")
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
 	if len(parts) != 3 {
 		return "", false
 	}

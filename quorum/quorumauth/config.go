@@ -85,11 +85,10 @@ func FromConfig(c *conf.Config, maxToken int, log zerolog.Logger) (*Server, *Lea
 		return nil, nil, fmt.Errorf("quorum SASL: JAAS file %s: %w", path, err)
 	}
 	srv := &Server{
-		Require:    q.AuthServerRequireSASL,
-		NewSASL:    factory.NewServer,
-		AuthzHosts: hosts,
-		MaxToken:   maxToken,
-		Log:        log,
+		Require:  q.AuthServerRequireSASL,
+		NewSASL:  factory.NewServer,
+		MaxToken: maxToken,
+		Log:      log,
 	}
 	newClient, closeClient, err := clientFactory(learnerSection, path, q.AuthServicePrincipal, props)
 	if err != nil {
