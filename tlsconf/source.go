@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,27 +249,11 @@ func (s *Source) ClientAuth() ClientAuth { return s.clientAuth }
 
 func (s *Source) base() *tls.Config {
 	return &tls.Config{
-		MinVersion:             minVersion(s.versions),
-		MaxVersion:             maxVersion(s.versions),
+		MinVersion:             slices.Min(s.versions),
+		MaxVersion:             slices.Max(s.versions),
 		CipherSuites:           s.suites,
 		SessionTicketsDisabled: true,
 	}
-}
-
-func minVersion(v []uint16) uint16 {
-	m := v[0]
-	for _, x := range v {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxVersion(v []uint16) uint16 {
-	m := v[0]
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 // ServerConfig is the configuration for a listener. Each handshake

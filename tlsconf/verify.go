@@ -69,14 +69,7 @@ func javaHostAddress(ip net.IP) string {
 	if v4 := ip.To4(); v4 != nil {
 		return v4.String()
 	}
-	var b strings.Builder
-	for i := 0; i < 16; i += 2 {
-		if i > 0 {
-			b.WriteByte(':')
-		}
-		fmt.Fprintf(&b, "%x", uint16(ip[i])<<8|uint16(ip[i+1]))
-	}
-	return b.String()
+	return javaSANAddress(ip.To16())
 }
 
 // javaSANAddress is how Java's getSubjectAlternativeNames renders an
