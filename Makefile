@@ -131,10 +131,8 @@ test:
 
 # testrace runs every package's tests again with the race detector and the
 # assertions of internal/invariants compiled in; each package starts
-# goroutines of its own or through its tests.
-# testrace runs every test under the race detector with the invariants
-# build tag. The race detector needs cgo, hence a C compiler (race-deps
-# installs Debian's gcc when there is none).
+# goroutines of its own or through its tests. The race detector needs cgo,
+# hence a C compiler (race-deps installs Debian's gcc when there is none).
 testrace: race-deps
 	$(GO) test -race -tags invariants ./...
 

@@ -212,7 +212,9 @@ func (m *Member) Run(ctx context.Context) error {
 			Msg("election finished")
 		switch res.State {
 		case fle.Following, fle.Observing:
+			m.quorumPort.setLearning(true)
 			err = m.learn(ctx, res, current, accepted)
+			m.quorumPort.setLearning(false)
 		case fle.Leading:
 			err = m.lead(ctx, current, accepted)
 		}

@@ -20,7 +20,11 @@ import (
 // dial with a refusal and the learner with a retry 100 ms later. Here the
 // connection waits until this member leads (then the leader takes it),
 // for at most maxWait; past that, or beyond maxHeld waiting ones, it is
-// closed.
+// closed. While this member follows or observes another it cannot lead
+// before it elects again, so it closes what it holds and every new
+// connection at once: a learner that decided for it in an election that
+// split ends its wait and elects again, instead of waiting initLimit for
+// a leader that will not come (Java's refusals end it the same way).
 //
 // With sslQuorum or portUnification (tls set) and with quorum SASL (auth
 // set), each connection is admitted on its own goroutine, bounded by
@@ -41,6 +45,7 @@ type quorumPort struct {
 	held      []heldConn
 	admitting map[net.Conn]bool // connections in TLS or SASL
 	deliver   func(net.Conn)    // set while leading
+	learning  bool              // following or observing: nothing is held
 	closed    bool
 }
 
@@ -157,6 +162,9 @@ func (p *quorumPort) take(conn net.Conn) {
 		p.deliver(conn)
 	case p.closed:
 		conn.Close()
+	case p.learning:
+		p.log.Info().Str("remote", conn.RemoteAddr().String()).Msg("closing a quorum port connection: this member follows another leader")
+		conn.Close()
 	default:
 		p.dropStaleLocked(time.Now())
 		if len(p.held) >= maxHeld {
@@ -201,6 +209,23 @@ func (p *quorumPort) detach() {
 	p.mu.Lock()
 	p.deliver = nil
 	p.mu.Unlock()
+}
+
+// setLearning says whether this member follows or observes another. From
+// true until false, held and new connections are closed.
+func (p *quorumPort) setLearning(learning bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.learning = learning
+	if !learning {
+		return
+	}
+	for _, h := range p.held {
+		p.log.Info().Str("remote", h.conn.RemoteAddr().String()).Msg("closing a quorum port connection: this member follows another leader")
+		h.conn.Close()
+	}
+	clear(p.held)
+	p.held = p.held[:0]
 }
 
 // close closes the listener and every held connection.

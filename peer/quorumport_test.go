@@ -80,6 +80,65 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	}
 }
 
+// TestQuorumPortClosesWhileFollowing: once this member follows another,
+// a learner that waits on it (it decided for this member in a split
+// election) is closed at once, as is any that dials later, so it elects
+// again instead of waiting initLimit; back to LOOKING, dials are held
+// again.
+func TestQuorumPortClosesWhileFollowing(t *testing.T) {
+	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, nil, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	waitHeld := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			p.mu.Lock()
+			n := len(p.held)
+			p.mu.Unlock()
+			if n == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d held connections, want %d", n, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	closedSoon := func(c net.Conn, what string) {
+		t.Helper()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := c.Read(make([]byte, 1))
+		if ne, ok := err.(net.Error); err == nil || ok && ne.Timeout() {
+			t.Fatalf("%s: not closed (%v)", what, err)
+		}
+	}
+	held, err := net.Dial("tcp", p.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	waitHeld(1)
+	p.setLearning(true)
+	closedSoon(held, "the connection held when this member began to follow")
+	waitHeld(0)
+	later, err := net.Dial("tcp", p.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	closedSoon(later, "a connection made while following")
+	p.setLearning(false)
+	again, err := net.Dial("tcp", p.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	waitHeld(1)
+}
+
 // passwordServer is a one-step mechanism: the token "pw" completes it.
 type passwordServer struct{ done bool }
 
