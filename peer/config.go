@@ -3,6 +3,7 @@ package peer
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,12 +37,8 @@ func ElectionPortConfig(c *conf.Config, log zerolog.Logger) (electionport.Config
 	}
 	for _, a := range self.Addrs {
 		pc.Advertise = append(pc.Advertise, a.ElectionHostPort())
-		listen := a.ElectionHostPort()
-		if q.QuorumListenOnAllIPs {
-			listen = net.JoinHostPort("", strconv.Itoa(a.ElectionPort))
-		}
-		pc.ListenAddrs = append(pc.ListenAddrs, listen)
 	}
+	pc.ListenAddrs = listenAddrs(q.QuorumListenOnAllIPs, self.Addrs, func(a conf.QuorumAddr) int { return a.ElectionPort })
 	for id, s := range q.Ensemble.Servers {
 		if id == self.ID {
 			continue
@@ -60,4 +57,33 @@ func ElectionTimersOf(c *conf.Config) ElectionTimers {
 		MinNotificationInterval: c.Quorum.MinNotificationInterval,
 		MaxNotificationInterval: c.Quorum.MaxNotificationInterval,
 	}
+}
+
+// listenAddrs are the host:port pairs one of this server's ports binds
+// (port picks which): each of its addresses, or with
+// quorumListenOnAllIPs every interface once per distinct port, as Java
+// binds the wildcard addresses of a multi-address line.
+func listenAddrs(allIPs bool, addrs []conf.QuorumAddr, port func(conf.QuorumAddr) int) []string {
+	var out []string
+	for _, a := range addrs {
+		host := a.Host
+		if allIPs {
+			host = ""
+		}
+		hp := net.JoinHostPort(host, strconv.Itoa(port(a)))
+		if !slices.Contains(out, hp) {
+			out = append(out, hp)
+		}
+	}
+	return out
+}
+
+// quorumHostPorts are the quorum addresses of a server line, where its
+// learners dial it.
+func quorumHostPorts(addrs []conf.QuorumAddr) []string {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		out = append(out, a.QuorumHostPort())
+	}
+	return out
 }

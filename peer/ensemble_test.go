@@ -38,10 +38,20 @@ func freeLoopbackPort(t *testing.T) int { return testport.MustFree(t) }
 func writeEnsemble(t *testing.T, root string, n int, extra ...string) []string {
 	t.Helper()
 	var lines []string
-	clients := make([]int, n)
 	for i := 1; i <= n; i++ {
 		lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", i, freeLoopbackPort(t), freeLoopbackPort(t)))
-		clients[i-1] = freeLoopbackPort(t)
+	}
+	return writeEnsembleLines(t, root, lines, extra...)
+}
+
+// writeEnsembleLines is writeEnsemble with the server.N lines given, one
+// per member, member i+1 being lines[i].
+func writeEnsembleLines(t *testing.T, root string, lines []string, extra ...string) []string {
+	t.Helper()
+	n := len(lines)
+	clients := make([]int, n)
+	for i := range clients {
+		clients[i] = freeLoopbackPort(t)
 	}
 	var paths []string
 	for i := 1; i <= n; i++ {

@@ -293,7 +293,7 @@ func followPinging(t *testing.T, addr string, srv *server.Server, observer bool)
 	l := zab.NewLearner(zab.LearnerConfig{ID: 2, Observer: observer, AcceptedEpoch: accepted, CurrentEpoch: current, LastZxid: srv.LastZxid()})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
+	return FollowLeader(ctx, LearnerConn{LeaderAddrs: []string{addr}, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
 		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, l, &serverStore{srv: srv, observer: observer}, LearnerHooks{
 		TouchTable: func() []zab.SessionTouch {
 			srv.TouchTable()

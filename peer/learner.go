@@ -69,8 +69,10 @@ type LearnerHooks struct {
 
 // LearnerConn is how a learner reaches its leader.
 type LearnerConn struct {
-	// LeaderAddr is the leader's quorum address.
-	LeaderAddr string
+	// LeaderAddrs are the leader's quorum addresses: one, or several
+	// from a multi-address server line. Each is dialled at once, as
+	// Java's LeaderConnectors do, and the first to connect is kept.
+	LeaderAddrs []string
 	// InitTimeout bounds connecting and every read until NEWLEADER
 	// (initLimit x tickTime); SyncTimeout bounds every read after it
 	// (syncLimit x tickTime): a leader silent that long is lost.
@@ -103,7 +105,7 @@ var ErrLeaderLost = errors.New("peer: leader lost")
 // leader that broke the protocol; in each case the caller goes back to
 // electing, except for a FatalError.
 func FollowLeader(ctx context.Context, c LearnerConn, l *zab.Learner, store LearnerStore, hooks LearnerHooks) error {
-	conn, err := dialLeader(ctx, c)
+	conn, addr, err := dialLeader(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -112,10 +114,10 @@ func FollowLeader(ctx context.Context, c LearnerConn, l *zab.Learner, store Lear
 	defer stop()
 	dc := &deadlineConn{Conn: conn}
 	dc.timeout.Store(int64(c.InitTimeout))
-	if err := c.Auth.Authenticate(dc, c.LeaderHost, c.LeaderAddr); err != nil {
+	if err := c.Auth.Authenticate(dc, c.LeaderHost, addr); err != nil {
 		return fmt.Errorf("peer: connecting to the leader: %w", err)
 	}
-	r := &learnerRun{c: c, l: l, store: store, hooks: hooks, conn: dc, br: bufio.NewReaderSize(dc, 64<<10)}
+	r := &learnerRun{c: c, addr: addr, l: l, store: store, hooks: hooks, conn: dc, br: bufio.NewReaderSize(dc, 64<<10)}
 	return r.run(ctx)
 }
 
@@ -127,7 +129,58 @@ const (
 	leaderConnectRetryDelay = 100 * time.Millisecond
 )
 
-func dialLeader(ctx context.Context, c LearnerConn) (net.Conn, error) {
+// dialLeader connects to one of the leader's addresses and returns the
+// connection and the address it reached. With several addresses every
+// one is dialled at once; the first connection (after its TLS handshake)
+// wins, the others are stopped and closed, and only when all fail is
+// the leader lost, with every address's error.
+func dialLeader(ctx context.Context, c LearnerConn) (net.Conn, string, error) {
+	if len(c.LeaderAddrs) == 0 {
+		return nil, "", fmt.Errorf("%w: no address to reach the leader at", ErrLeaderLost)
+	}
+	if len(c.LeaderAddrs) == 1 {
+		conn, err := dialLeaderAt(ctx, c, c.LeaderAddrs[0])
+		return conn, c.LeaderAddrs[0], err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type dialed struct {
+		conn net.Conn
+		addr string
+		err  error
+	}
+	results := make(chan dialed, len(c.LeaderAddrs))
+	for _, addr := range c.LeaderAddrs {
+		go func() {
+			conn, err := dialLeaderAt(ctx, c, addr)
+			results <- dialed{conn, addr, err}
+		}()
+	}
+	var won dialed
+	var errs []error
+	for range c.LeaderAddrs {
+		d := <-results
+		switch {
+		case d.err != nil:
+			errs = append(errs, d.err)
+		case won.conn == nil:
+			won = d
+			cancel()
+		default:
+			c.Logger.Info().Str("leader", d.addr).Msg("connected to the leader at another address already; closing this one")
+			d.conn.Close()
+		}
+	}
+	if won.conn == nil {
+		return nil, "", errors.Join(errs...)
+	}
+	c.Logger.Info().Str("leader", won.addr).Int("addresses", len(c.LeaderAddrs)).Msg("connected to the leader")
+	return won.conn, won.addr, nil
+}
+
+// dialLeaderAt is Java's connectToLeader for one address: up to five
+// tries within initLimit, 100 ms apart.
+func dialLeaderAt(ctx context.Context, c LearnerConn, addr string) (net.Conn, error) {
 	start := time.Now()
 	for try := 1; ; try++ {
 		timeout := c.InitTimeout
@@ -135,30 +188,30 @@ func dialLeader(ctx context.Context, c LearnerConn) (net.Conn, error) {
 			timeout -= time.Since(start)
 		}
 		d := net.Dialer{Timeout: timeout}
-		conn, err := d.DialContext(ctx, "tcp", c.LeaderAddr)
+		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			// A failed handshake counts as a failed try, as in Java.
 			var by time.Time
 			if c.InitTimeout > 0 {
 				by = start.Add(c.InitTimeout)
 			}
-			conn, err = c.TLS.Dial(ctx, conn, c.LeaderAddr, by)
+			conn, err = c.TLS.Dial(ctx, conn, addr, by)
 		}
 		if err == nil {
 			if v, cs, ok := quorumtls.Describe(conn); ok {
-				c.Logger.Info().Str("leader", c.LeaderAddr).Str("protocol", v).Str("cipher", cs).Msg("connected to the leader: TLS handshake complete")
+				c.Logger.Info().Str("leader", addr).Str("protocol", v).Str("cipher", cs).Msg("connected to the leader: TLS handshake complete")
 			}
 			return conn, nil
 		}
 		left := c.InitTimeout - time.Since(start)
 		if try >= leaderConnectTries || ctx.Err() != nil || c.InitTimeout > 0 && left <= leaderConnectRetryDelay {
-			return nil, fmt.Errorf("%w: connecting to %s (%d tries): %w", ErrLeaderLost, c.LeaderAddr, try, err)
+			return nil, fmt.Errorf("%w: connecting to %s (%d tries): %w", ErrLeaderLost, addr, try, err)
 		}
-		c.Logger.Warn().Err(err).Str("leader", c.LeaderAddr).Int("try", try).Msg("cannot connect to the leader; trying again")
+		c.Logger.Warn().Err(err).Str("leader", addr).Int("try", try).Msg("cannot connect to the leader; trying again")
 		select {
 		case <-time.After(leaderConnectRetryDelay):
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: connecting to %s: %w", ErrLeaderLost, c.LeaderAddr, ctx.Err())
+			return nil, fmt.Errorf("%w: connecting to %s: %w", ErrLeaderLost, addr, ctx.Err())
 		}
 	}
 }
@@ -180,6 +233,7 @@ func (c *deadlineConn) Read(p []byte) (int, error) {
 
 type learnerRun struct {
 	c     LearnerConn
+	addr  string // the leader's address this learner reached
 	l     *zab.Learner
 	store LearnerStore
 	hooks LearnerHooks
@@ -252,14 +306,14 @@ func (r *learnerRun) run(ctx context.Context) error {
 				return ctx.Err()
 			}
 			if res.err != nil {
-				return fmt.Errorf("%w: reading from %s: %w", ErrLeaderLost, r.c.LeaderAddr, res.err)
+				return fmt.Errorf("%w: reading from %s: %w", ErrLeaderLost, r.addr, res.err)
 			}
 			if r.hooks.Received != nil {
 				r.hooks.Received(zab.PacketType(res.p.Type))
 			}
 			actions, err := r.l.Receive(res.p)
 			for _, w := range r.l.TakeWarnings() {
-				r.c.Logger.Warn().Str("leader", r.c.LeaderAddr).Msg(w)
+				r.c.Logger.Warn().Str("leader", r.addr).Msg(w)
 			}
 			if err != nil {
 				return err
@@ -400,7 +454,7 @@ func (r *learnerRun) flush() error {
 		r.out = r.out[:0]
 	}
 	if err != nil {
-		return fmt.Errorf("%w: writing to %s: %w", ErrLeaderLost, r.c.LeaderAddr, err)
+		return fmt.Errorf("%w: writing to %s: %w", ErrLeaderLost, r.addr, err)
 	}
 	return nil
 }

@@ -131,7 +131,7 @@ func leaderOnLoopback(t *testing.T, script func(l *scriptedLeader)) (string, <-c
 func follow(t *testing.T, addr string, l *zab.Learner, store LearnerStore, hooks LearnerHooks) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
+	return FollowLeader(ctx, LearnerConn{LeaderAddrs: []string{addr}, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
 		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, l, store, hooks)
 }
 
@@ -199,7 +199,7 @@ func TestSilentLeaderIsLost(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 300 * time.Millisecond, SyncTimeout: 300 * time.Millisecond,
+	err := FollowLeader(ctx, LearnerConn{LeaderAddrs: []string{addr}, InitTimeout: 300 * time.Millisecond, SyncTimeout: 300 * time.Millisecond,
 		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, zab.NewLearner(zab.LearnerConfig{ID: 2}), newRecordingStore(), LearnerHooks{})
 	<-done
 	if !errors.Is(err, ErrLeaderLost) {
@@ -285,10 +285,80 @@ func TestSlowSnapWithinEachReadsLimit(t *testing.T) {
 	store := newRecordingStore()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err = FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 400 * time.Millisecond, SyncTimeout: 400 * time.Millisecond,
+	err = FollowLeader(ctx, LearnerConn{LeaderAddrs: []string{addr}, InitTimeout: 400 * time.Millisecond, SyncTimeout: 400 * time.Millisecond,
 		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, zab.NewLearner(zab.LearnerConfig{ID: 2}), store, LearnerHooks{})
 	<-done
 	if !errors.Is(err, ErrLeaderLost) || !strings.Contains(store.Calls(), "load snapshot 0x5") || !strings.Contains(store.Calls(), "current 1") {
 		t.Fatalf("FollowLeader = %v after %s; want the snapshot loaded and NEWLEADER acked", err, store.Calls())
+	}
+}
+
+// TestLeaderReachedAtAnyOfItsAddresses: with a multi-address server line
+// the learner dials every address of its leader at once and keeps the
+// first that connects (Java's LeaderConnectors): an address that refuses
+// does not keep it from the one that listens, and a second connection
+// that also succeeds is closed.
+func TestLeaderReachedAtAnyOfItsAddresses(t *testing.T) {
+	c := LearnerConn{InitTimeout: 5 * time.Second, Logger: zerolog.Nop()}
+	refusing := testport.Addr(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c.LeaderAddrs = []string{refusing, ln.Addr().String()}
+	conn, addr, err := dialLeader(context.Background(), c)
+	if err != nil {
+		t.Fatalf("dialLeader = %v, want the listening address reached", err)
+	}
+	conn.Close()
+	if addr != ln.Addr().String() {
+		t.Fatalf("reached %s, want %s", addr, ln.Addr())
+	}
+	accepted, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted.Close()
+
+	// Both listen: one connection is kept, the other closed.
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	c.LeaderAddrs = []string{ln.Addr().String(), other.Addr().String()}
+	conn, addr, err = dialLeader(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	open := 0
+	for _, l := range []net.Listener{ln, other} {
+		a, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		_, rerr := a.Read(make([]byte, 1))
+		if ne, ok := rerr.(net.Error); ok && ne.Timeout() {
+			open++
+			if l.Addr().String() != addr {
+				t.Errorf("the connection kept is to %s, dialLeader says %s", l.Addr(), addr)
+			}
+		}
+		a.Close()
+	}
+	if open != 1 {
+		t.Fatalf("%d connections left open, want the one kept", open)
+	}
+
+	// None listens: the leader is lost, with every address in the error.
+	second := testport.Addr(t)
+	c.LeaderAddrs = []string{refusing, second}
+	c.InitTimeout = time.Second
+	_, _, err = dialLeader(context.Background(), c)
+	if !errors.Is(err, ErrLeaderLost) || !strings.Contains(err.Error(), refusing) || !strings.Contains(err.Error(), second) {
+		t.Fatalf("dialLeader = %v, want the leader lost at %s and %s", err, refusing, second)
 	}
 }

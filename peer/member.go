@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,15 +85,12 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 		return nil, err
 	}
 	pc.TLS = qtls
-	listen := self.Addrs[0].QuorumHostPort()
-	if c.Quorum.QuorumListenOnAllIPs {
-		listen = net.JoinHostPort("", strconv.Itoa(self.Addrs[0].QuorumPort))
-	}
+	listen := listenAddrs(c.Quorum.QuorumListenOnAllIPs, self.Addrs, func(a conf.QuorumAddr) int { return a.QuorumPort })
 	qp, err := listenQuorumPort(listen, c.TickTime*time.Duration(c.Quorum.InitLimit), qtls, authServer, log)
 	if err != nil {
 		close(stopTLS)
 		authLearner.Close()
-		return nil, fmt.Errorf("listening on the quorum port %s: %w", listen, err)
+		return nil, err
 	}
 	mgr, err := electionport.Start(pc)
 	if err != nil {
@@ -294,7 +290,7 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 		initLimit = m.cfg.Quorum.ConnectToLearnerMasterLimit
 	}
 	lc := LearnerConn{
-		LeaderAddr:  leader.Addrs[0].QuorumHostPort(),
+		LeaderAddrs: quorumHostPorts(leader.Addrs),
 		InitTimeout: tick * time.Duration(initLimit),
 		SyncTimeout: tick * time.Duration(m.cfg.Quorum.SyncLimit),
 		MaxPacket:   m.maxPacket,

@@ -3,7 +3,10 @@ package peer
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +38,7 @@ import (
 // closed with a log line; one slow or failing learner never holds up the
 // others, and only those that pass wait for the leader.
 type quorumPort struct {
-	ln      net.Listener
+	lns     []net.Listener // one per quorum address of this member
 	maxWait time.Duration
 	tls     *quorumtls.Config
 	auth    *quorumauth.Server
@@ -58,19 +61,33 @@ type heldConn struct {
 // those being admitted.
 const maxHeld = 64
 
-func listenQuorumPort(addr string, maxWait time.Duration, tlsc *quorumtls.Config, auth *quorumauth.Server, log zerolog.Logger) (*quorumPort, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
+// listenQuorumPort binds each of addrs, as Java's leader binds each of
+// its quorum addresses: one that cannot be bound is logged and left out,
+// and only when none can is it an error.
+func listenQuorumPort(addrs []string, maxWait time.Duration, tlsc *quorumtls.Config, auth *quorumauth.Server, log zerolog.Logger) (*quorumPort, error) {
+	p := &quorumPort{maxWait: maxWait, tls: tlsc, auth: auth, log: log, admitting: map[net.Conn]bool{}}
+	var errs []error
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			log.Error().Err(err).Str("address", addr).Msg("cannot bind a quorum address")
+			errs = append(errs, err)
+			continue
+		}
+		p.lns = append(p.lns, ln)
 	}
-	p := &quorumPort{ln: ln, maxWait: maxWait, tls: tlsc, auth: auth, log: log, admitting: map[net.Conn]bool{}}
-	go p.acceptLoop()
+	if len(p.lns) == 0 {
+		return nil, fmt.Errorf("listening on the quorum port %s: %w", strings.Join(addrs, ", "), errors.Join(errs...))
+	}
+	for _, ln := range p.lns {
+		go p.acceptLoop(ln)
+	}
 	return p, nil
 }
 
-func (p *quorumPort) acceptLoop() {
+func (p *quorumPort) acceptLoop(ln net.Listener) {
 	for {
-		conn, err := p.ln.Accept()
+		conn, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -240,7 +257,9 @@ func (p *quorumPort) close() {
 		conn.Close()
 	}
 	p.mu.Unlock()
-	p.ln.Close()
+	for _, ln := range p.lns {
+		ln.Close()
+	}
 }
 
 func (p *quorumPort) isClosed() bool {

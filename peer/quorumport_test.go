@@ -4,12 +4,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/quorum/quorumauth"
 	"github.com/gozk/gozk/sasl"
 )
@@ -18,12 +20,12 @@ import (
 // member leads is handed to the leader once it starts, not refused; one
 // that waited longer than the bound is closed instead.
 func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, nil, zerolog.Nop())
+	p, err := listenQuorumPort([]string{"127.0.0.1:0"}, time.Hour, nil, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.close()
-	early, err := net.Dial("tcp", p.ln.Addr().String())
+	early, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the held connection was not handed to the leader")
 	}
-	late, err := net.Dial("tcp", p.ln.Addr().String())
+	late, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +64,12 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 	}
 	p.detach()
 
-	stale, err := listenQuorumPort("127.0.0.1:0", time.Millisecond, nil, nil, zerolog.Nop())
+	stale, err := listenQuorumPort([]string{"127.0.0.1:0"}, time.Millisecond, nil, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stale.close()
-	c, err := net.Dial("tcp", stale.ln.Addr().String())
+	c, err := net.Dial("tcp", stale.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestQuorumPortHoldsEarlyLearners(t *testing.T) {
 // again instead of waiting initLimit; back to LOOKING, dials are held
 // again.
 func TestQuorumPortClosesWhileFollowing(t *testing.T) {
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, nil, zerolog.Nop())
+	p, err := listenQuorumPort([]string{"127.0.0.1:0"}, time.Hour, nil, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestQuorumPortClosesWhileFollowing(t *testing.T) {
 			t.Fatalf("%s: not closed (%v)", what, err)
 		}
 	}
-	held, err := net.Dial("tcp", p.ln.Addr().String())
+	held, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,19 +126,77 @@ func TestQuorumPortClosesWhileFollowing(t *testing.T) {
 	p.setLearning(true)
 	closedSoon(held, "the connection held when this member began to follow")
 	waitHeld(0)
-	later, err := net.Dial("tcp", p.ln.Addr().String())
+	later, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer later.Close()
 	closedSoon(later, "a connection made while following")
 	p.setLearning(false)
-	again, err := net.Dial("tcp", p.ln.Addr().String())
+	again, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer again.Close()
 	waitHeld(1)
+}
+
+// TestQuorumPortBindsEveryAddress: a multi-address member takes learners
+// on each of its quorum addresses; one it cannot bind is left out, and
+// only when none can be bound does it fail, as Java's leader.
+func TestQuorumPortBindsEveryAddress(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	p, err := listenQuorumPort([]string{"127.0.0.1:0", taken.Addr().String(), "127.0.0.2:0"}, time.Hour, nil, nil, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if len(p.lns) != 2 {
+		t.Fatalf("%d listeners, want the two free addresses", len(p.lns))
+	}
+	delivered := make(chan net.Conn, 2)
+	p.attach(func(c net.Conn) { delivered <- c })
+	for _, ln := range p.lns {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		select {
+		case got := <-delivered:
+			got.Close()
+		case <-time.After(10 * time.Second):
+			t.Fatalf("a learner at %s was not handed to the leader", ln.Addr())
+		}
+	}
+	if _, err := listenQuorumPort([]string{taken.Addr().String()}, time.Hour, nil, nil, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), taken.Addr().String()) {
+		t.Fatalf("binding only a taken address = %v, want an error naming it", err)
+	}
+}
+
+// TestListenAddrsPerPort: quorumListenOnAllIPs binds every interface once
+// per distinct port of a multi-address line.
+func TestListenAddrsPerPort(t *testing.T) {
+	addrs := []conf.QuorumAddr{{Host: "10.0.0.1", QuorumPort: 2888, ElectionPort: 3888}, {Host: "10.0.0.2", QuorumPort: 2888, ElectionPort: 3889}}
+	quorum := func(a conf.QuorumAddr) int { return a.QuorumPort }
+	election := func(a conf.QuorumAddr) int { return a.ElectionPort }
+	for _, c := range []struct {
+		allIPs bool
+		port   func(conf.QuorumAddr) int
+		want   []string
+	}{
+		{false, quorum, []string{"10.0.0.1:2888", "10.0.0.2:2888"}},
+		{true, quorum, []string{":2888"}},
+		{true, election, []string{":3888", ":3889"}},
+	} {
+		if got := listenAddrs(c.allIPs, addrs, c.port); !slices.Equal(got, c.want) {
+			t.Errorf("listenAddrs(allIPs=%v) = %v, want %v", c.allIPs, got, c.want)
+		}
+	}
 }
 
 // passwordServer is a one-step mechanism: the token "pw" completes it.
@@ -164,7 +224,7 @@ func TestQuorumPortAuthenticatesLearners(t *testing.T) {
 		NewSASL:  func() (sasl.Server, error) { return &passwordServer{}, nil },
 		MaxToken: 100,
 	}
-	p, err := listenQuorumPort("127.0.0.1:0", time.Hour, nil, auth, zerolog.New(&logs))
+	p, err := listenQuorumPort([]string{"127.0.0.1:0"}, time.Hour, nil, auth, zerolog.New(&logs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +232,7 @@ func TestQuorumPortAuthenticatesLearners(t *testing.T) {
 	got := make(chan net.Conn, 2)
 	p.attach(func(c net.Conn) { got <- c })
 
-	bad, err := net.Dial("tcp", p.ln.Addr().String())
+	bad, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +256,7 @@ func TestQuorumPortAuthenticatesLearners(t *testing.T) {
 		t.Fatalf("the refusal does not name the learner %s: %s", bad.LocalAddr(), logs.String())
 	}
 
-	good, err := net.Dial("tcp", p.ln.Addr().String())
+	good, err := net.Dial("tcp", p.lns[0].Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

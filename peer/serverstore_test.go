@@ -59,7 +59,7 @@ func followServer(t *testing.T, addr string, srv *server.Server, observer bool) 
 	store := &serverStore{srv: srv, observer: observer}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return FollowLeader(ctx, LearnerConn{LeaderAddr: addr, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
+	return FollowLeader(ctx, LearnerConn{LeaderAddrs: []string{addr}, InitTimeout: 5 * time.Second, SyncTimeout: 5 * time.Second,
 		MaxPacket: jute.DefaultMaxBuffer, Logger: zerolog.Nop()}, l, store, LearnerHooks{
 		Revalidated: srv.Revalidated,
 		SyncDone:    func(proto.QuorumPacket) { srv.SyncDone() },

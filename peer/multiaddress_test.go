@@ -1,0 +1,61 @@
+package peer
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+
+	gozk "github.com/go-zookeeper/zk"
+)
+
+// refusingPort holds a loopback TCP port bound but not listening for the
+// test's life: nothing else can bind it, and a dial there is refused.
+func refusingPort(t *testing.T) int {
+	t.Helper()
+	port := freeLoopbackPort(t)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	return port
+}
+
+// TestMultiAddressLearnersReachTheLeaderAtAnyAddress: with two addresses
+// per server (zookeeper.multiAddress.enabled) and every member's first
+// quorum address unusable (taken, so it cannot bind it, and refusing
+// dials), the leader takes learners on its second address and they reach
+// it there, as Java's LeaderConnectors do; the ensemble forms and
+// replicates.
+func TestMultiAddressLearnersReachTheLeaderAtAnyAddress(t *testing.T) {
+	var lines []string
+	for i := 1; i <= 3; i++ {
+		lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d|127.0.0.2:%d:%d", i,
+			refusingPort(t), freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)))
+	}
+	paths := writeEnsembleLines(t, t.TempDir(), lines)
+	const flags = "-Dzookeeper.multiAddress.enabled=true"
+	members := []*gozkMember{
+		startMemberWith(t, paths[0], flags, nil),
+		startMemberWith(t, paths[1], flags, nil),
+		startMemberWith(t, paths[2], flags, nil),
+	}
+	leader := waitRoles(t, members...)
+	lc := clientOf(t, leader)
+	if _, err := lc.Create("/multi", []byte("a"), 0, gozk.WorldACL(gozk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members {
+		c := clientOf(t, m)
+		if _, err := c.Sync("/multi"); err != nil {
+			t.Fatal(err)
+		}
+		if data, _, err := c.Get("/multi"); err != nil || string(data) != "a" {
+			t.Fatalf("member %d: /multi = %q, %v", m.id, data, err)
+		}
+	}
+}
