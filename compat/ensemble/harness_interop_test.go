@@ -79,6 +79,13 @@ type ensembleOptions struct {
 	// Extra are lines added to every member's zoo.cfg (group.N,
 	// weight.N, ...).
 	Extra []string
+	// MultiAddress gives every server line a second address,
+	// 127.0.0.2 with ports of its own, and holds each member's first
+	// quorum port bound but not listening: no member can bind it and a
+	// dial there is refused, so learners reach their leader only at its
+	// second address. The members run with
+	// zookeeper.multiAddress.enabled=true.
+	MultiAddress bool
 }
 
 // tickTime keeps elections, pings and session timeouts short.
@@ -104,6 +111,8 @@ type member struct {
 	quorumPort   int
 	electionPort int
 	clientPort   int
+	// The second address's ports (ensembleOptions.MultiAddress).
+	quorumPort2, electionPort2 int
 	dir          string
 	dataDir      string
 	cfgPath      string
@@ -145,6 +154,10 @@ func newEnsemble(t *testing.T, l layout, opts ensembleOptions) *ensemble {
 		id := int64(len(e.members) + 1)
 		m := &member{e: e, id: id, kind: k, observer: observer}
 		m.quorumPort, m.electionPort, m.clientPort = port(), port(), port()
+		if opts.MultiAddress {
+			m.quorumPort2, m.electionPort2 = port(), port()
+			holdRefusing(t, m.quorumPort)
+		}
 		m.dir = filepath.Join(e.dir, fmt.Sprintf("%s%d", k, id))
 		m.dataDir = filepath.Join(m.dir, "data")
 		m.cfgPath = filepath.Join(m.dir, "zoo.cfg")
@@ -205,6 +218,21 @@ func requireJava(t *testing.T) {
 	}
 }
 
+// holdRefusing keeps loopback TCP port bound, not listening, for the
+// test's life: nothing else can bind it, and a dial there is refused.
+func holdRefusing(t *testing.T, port int) {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	p, err := zkwire.FreePort()
@@ -242,7 +270,11 @@ func (e *ensemble) config(m *member) string {
 		if o.observer {
 			role = ":observer"
 		}
-		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d%s\n", id, qport, o.electionPort, role)
+		second := ""
+		if e.opts.MultiAddress {
+			second = fmt.Sprintf("|127.0.0.2:%d:%d", o.quorumPort2, o.electionPort2)
+		}
+		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d%s%s\n", id, qport, o.electionPort, second, role)
 	}
 	for _, line := range e.opts.Extra {
 		b.WriteString(line + "\n")
@@ -291,6 +323,9 @@ func (m *member) writeDataDir() error {
 
 func (m *member) props() map[string]string {
 	props := map[string]string{}
+	if m.e.opts.MultiAddress {
+		props["zookeeper.multiAddress.enabled"] = "true"
+	}
 	for k, v := range m.e.opts.Props {
 		props[k] = v
 	}
