@@ -113,10 +113,10 @@ type member struct {
 	clientPort   int
 	// The second address's ports (ensembleOptions.MultiAddress).
 	quorumPort2, electionPort2 int
-	dir          string
-	dataDir      string
-	cfgPath      string
-	logPath      string
+	dir                        string
+	dataDir                    string
+	cfgPath                    string
+	logPath                    string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
