@@ -48,6 +48,21 @@ type LeaderConfig struct {
 	MaxConcurrentSnapSyncs int
 	MaxConcurrentDiffSyncs int
 	Log                    LeaderLog
+	// Relay makes the Leader a follower's observer master (Java's
+	// ObserverMaster, observerMasterPort): it serves observers only, in
+	// CurrentEpoch, from the follower's own database, from the start
+	// (no epoch to decide, no quorum to keep). Proposals come from the
+	// real leader through Propose, commits through Committed; a commit
+	// asks for nothing to be applied (the follower applies its own), and
+	// observers' requests, revalidations and session touches are for
+	// the caller to pass on to the real leader.
+	Relay bool
+	// RelayReadyAt is, for a relay, the last zxid the follower was
+	// proposed before the relay began: the relay knows every proposal
+	// after it, so it syncs an observer only once the follower's tree
+	// holds every txn up to it (SyncInput's LastProcessedZxid); until
+	// then an observer is turned away and comes back.
+	RelayReadyAt int64
 }
 
 // LeaderActionKind says what a LeaderAction asks of the caller.
@@ -301,19 +316,31 @@ func Lead(cfg LeaderConfig) (*Leader, error) {
 	if cfg.MaxConcurrentDiffSyncs <= 0 {
 		cfg.MaxConcurrentDiffSyncs = 100
 	}
-	return &Leader{
+	l := &Leader{
 		cfg:          cfg,
 		epoch:        -1,
 		learners:     map[int64]*learnerConn{},
 		pendingSyncs: map[int64][]int64{},
 		lastSize:     -1, minSize: -1, maxSize: -1,
-	}, nil
+	}
+	if cfg.Relay {
+		// Serving in the epoch the follower follows, its tree's last
+		// txn being the last one committed that the relay knows of.
+		l.phase = leaderServing
+		l.epoch = cfg.CurrentEpoch
+		l.lastProposed = max(cfg.LastZxid, cfg.RelayReadyAt)
+		l.lastCommitted = cfg.LastZxid
+	}
+	return l, nil
 }
 
 // Start proposes the leader's own accepted epoch (Java's lead calling
 // getEpochToPropose for itself). A leader that is a quorum on its own
 // goes all the way to serving here.
 func (l *Leader) Start() []LeaderAction {
+	if l.cfg.Relay {
+		return nil
+	}
 	var out []LeaderAction
 	l.phaseSince = l.halfTicks
 	l.offerEpoch(l.cfg.ID, l.cfg.AcceptedEpoch, &out)
@@ -485,6 +512,10 @@ func (l *Leader) register(lc *learnerConn, t PacketType, p proto.QuorumPacket, o
 		l.closeConn(lc, out, "first packet %s is not FOLLOWERINFO or OBSERVERINFO", t)
 		return
 	}
+	if l.cfg.Relay && t != ObserverInfo {
+		l.closeConn(lc, out, "non observer attempting to connect to the observer master: %s", t)
+		return
+	}
 	info, hasID := LearnerInfoOf(p.Data)
 	if !hasID || info.ProtocolVersion < ProtocolVersion {
 		// Java still speaks the protocol of servers before 3.4 (no
@@ -602,6 +633,13 @@ func (l *Leader) checkEpochAcks(out *[]LeaderAction) {
 func (l *Leader) syncLearner(lc *learnerConn, out *[]LeaderAction) {
 	in := l.cfg.Log.SyncInput()
 	in.PeerLastZxid = lc.peerLastZxid
+	if l.cfg.Relay && in.LastProcessedZxid < l.cfg.RelayReadyAt {
+		// Txns proposed before the relay began and not yet applied
+		// would reach the observer neither in its sync nor after it.
+		l.closeConn(lc, out, "the observer master is not caught up yet (applied 0x%x, ready at 0x%x)",
+			in.LastProcessedZxid, l.cfg.RelayReadyAt)
+		return
+	}
 	plan := PlanSync(in)
 	l.Applied(in.LastProcessedZxid)
 	kind := diffSync
@@ -739,6 +777,10 @@ func (l *Leader) serveLearner(lc *learnerConn, t PacketType, p proto.QuorumPacke
 	lc.readSince = l.halfTicks
 	switch t {
 	case Ack:
+		if l.cfg.Relay {
+			l.closeConn(lc, out, "observers should not send ACKs (ACK 0x%x)", p.Zxid)
+			return
+		}
 		if !lc.check.acked(p.Zxid) {
 			l.warn("learner %d: ACK for 0x%x before the ACK for 0x%x", lc.sid, p.Zxid, lc.check.curZxid)
 		}
@@ -820,6 +862,9 @@ func (l *Leader) commit(p *leaderProposal, out *[]LeaderAction) {
 			*out = append(*out, sendTo(lc.conn, Commit, p.zxid, nil))
 		}
 	}
+	if l.cfg.Relay {
+		return
+	}
 	*out = append(*out, LeaderAction{Kind: LeadCommit, Zxid: p.zxid, Data: p.data})
 	if conns, ok := l.pendingSyncs[p.zxid]; ok {
 		delete(l.pendingSyncs, p.zxid)
@@ -900,6 +945,27 @@ func (l *Leader) Applied(upTo int64) {
 	l.toBeApplied = l.toBeApplied[n:]
 }
 
+// Committed tells a relay that its leader committed zxid (the follower's
+// COMMIT): the observers get it as an INFORM. A commit of a proposal the
+// relay never saw (made before it began) is ignored: RelayReadyAt keeps
+// observers from syncing before the tree holds it.
+func (l *Leader) Committed(zxid int64) []LeaderAction {
+	if !l.cfg.Relay || l.phase != leaderServing || zxid <= l.lastCommitted {
+		return nil
+	}
+	if len(l.outstanding) == 0 || l.outstanding[0].zxid > zxid {
+		l.lastCommitted = zxid
+		return nil
+	}
+	if l.outstanding[0].zxid != zxid {
+		l.warn("COMMIT 0x%x, the oldest proposal is 0x%x", zxid, l.outstanding[0].zxid)
+		return nil
+	}
+	var out []LeaderAction
+	l.commit(l.outstanding[0], &out)
+	return out
+}
+
 // Sync answers a learner's sync, which the prep stage reached in its
 // order: SYNC now when no proposal is outstanding, else once the last
 // one proposed commits (Java's processSync).
@@ -969,7 +1035,7 @@ func (l *Leader) Tick() []LeaderAction {
 		}
 		return out
 	}
-	if !l.tickSkip {
+	if !l.tickSkip && !l.cfg.Relay {
 		l.tick++
 		synced := l.addVoter(nil, l.cfg.ID)
 		for _, lc := range l.inOrder() {

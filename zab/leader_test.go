@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 // line, "----", and the actions the command returned, one a line, ended
 // by an empty line; a line starting with # is a comment. The commands:
 //
-//	leader id= accepted= current= zxid= voters=1,2,3 [observers=] [groups=1:1,2,3;2:4,5] [weights=6:0,...] [init=] [sync=] [snapmax=] [diffmax=] [config=]
+//	leader id= accepted= current= zxid= voters=1,2,3 [observers=] [groups=1:1,2,3;2:4,5] [weights=6:0,...] [init=] [sync=] [snapmax=] [diffmax=] [config=] [relay readyat=]
 //	log [last=] [committed=z,...] [txnlog=z,...] [txnlog-off] [force-snap] [missing=z]
 //	connect C...              disconnect C
 //	info C sid= epoch= [observer] [config=] [version=] [nodata]
@@ -34,6 +34,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	revalidate C session timeout
 //	recv C TYPE Z [hex]       (any packet)
 //	propose Z...              logged Z        apply [unreported]
+//	committed Z...            (a relay's COMMIT from its leader)
 //	sync C                    reply C session valid|invalid
 //	snapshot-sent C
 //	tick [n]                  stats
@@ -123,6 +124,11 @@ func parseArgs(fields []string, npos int) args {
 		}
 	}
 	return a
+}
+
+func hasKey(a args, key string) bool {
+	_, ok := a.kv[key]
+	return ok
 }
 
 func (e *leaderEnv) int(a args, key string, def int64) int64 {
@@ -225,6 +231,8 @@ func (e *leaderEnv) exec(line string) string {
 			Log:                    e.log,
 			MaxConcurrentSnapSyncs: int(e.int(a, "snapmax", 0)),
 			MaxConcurrentDiffSyncs: int(e.int(a, "diffmax", 0)),
+			Relay:                  hasKey(a, "relay"),
+			RelayReadyAt:           e.int(a, "readyat", 0),
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
@@ -333,6 +341,14 @@ func (e *leaderEnv) exec(line string) string {
 	case "logged":
 		needLeader()
 		acts = e.l.LocalLogged(e.num(rest[0]))
+	case "committed":
+		needLeader()
+		for _, z := range rest {
+			acts = append(acts, e.l.Committed(e.num(z))...)
+			if e.num(z) <= e.l.LastCommitted() && !slices.Contains(e.pending, e.num(z)) && e.num(z) > e.log.last {
+				e.pending = append(e.pending, e.num(z))
+			}
+		}
 	case "apply":
 		needLeader()
 		for _, z := range e.pending {
