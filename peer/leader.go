@@ -28,6 +28,7 @@ type leaderEvent struct {
 	err    error
 	zxid   int64
 	data   []byte
+	valid  bool // evRelayRevalidated
 	link   *learnerLink
 }
 
@@ -42,6 +43,13 @@ const (
 	evSyncReached
 	evRolledOver
 	evSnapSent
+	// A relay's (observer master's) inputs from its follower: a
+	// proposal and a commit of the leader, the leader's answer about a
+	// session, and the leader's SYNC for an observer's sync.
+	evRelayProposed
+	evRelayCommitted
+	evRelayRevalidated
+	evRelaySynced
 )
 
 // changesLearners reports whether e may change the learners' figures
@@ -293,6 +301,8 @@ type leaderLoop struct {
 	// observers are the links that registered as observers, with what
 	// the AdminServer's observers command shows of them.
 	observers map[int64]*server.ObserverInfo
+	// relay is set when the loop is a follower's observer master.
+	relay *relayUpstream
 }
 
 func (r *leaderLoop) run(ctx context.Context) (err error) {
@@ -419,6 +429,20 @@ func (r *leaderLoop) handle(e *leaderEvent) error {
 		return nil
 	case evRolledOver:
 		return fmt.Errorf("%w: %v", ErrSteppedDown, zab.ErrZxidRollover)
+	case evRelayProposed:
+		out, err := l.Propose(e.zxid, e.data)
+		if derr := r.do(out); derr != nil {
+			return derr
+		}
+		return err
+	case evRelayCommitted:
+		return r.do(l.Committed(e.zxid))
+	case evRelayRevalidated:
+		return r.relayRevalidated(e.zxid, e.valid)
+	case evRelaySynced:
+		if _, ok := r.links[e.conn]; ok {
+			return r.do([]zab.LeaderAction{{Kind: zab.LeadSend, Conn: e.conn, Packet: proto.QuorumPacket{Type: int32(zab.Sync)}}})
+		}
 	}
 	return nil
 }
@@ -518,33 +542,59 @@ func (r *leaderLoop) do(actions []zab.LeaderAction) error {
 			return fmt.Errorf("%w: %s", ErrSteppedDown, a.Reason)
 		case zab.LeadCommit:
 			r.window.add(a.Zxid, a.Data)
+			if r.relay != nil {
+				continue // the follower applies its own txns
+			}
 			m.srv.Committed(a.Zxid)
 			m.srv.Metrics().CommitCount.Add(1)
-		case zab.LeadRequest:
-			req := a.Request
-			conn := a.Conn
-			lq := server.LearnerRequest{Owner: a.SID, Session: req.Session, Cxid: req.Cxid, Op: proto.OpCode(req.Op),
-				Body: req.Body, IDs: a.Authinfo}
-			if lq.Op == proto.OpSync {
-				lq.Reached = func() { r.events.push(leaderEvent{kind: evSyncReached, conn: conn}) }
+		case zab.LeadRequest, zab.LeadRevalidate, zab.LeadTouchSessions:
+			if r.relay != nil {
+				if err := r.relayAction(a); err != nil {
+					return err
+				}
+				continue
 			}
-			if err := m.srv.SubmitLearnerRequest(lq); err != nil {
-				m.log.Warn().Err(err).Int64("learner", a.SID).Msg("a learner's request was not taken")
-			}
-		case zab.LeadRevalidate:
-			valid := m.srv.RevalidateSession(a.SID, a.Session, a.Timeout)
-			if err := r.do(r.l.RevalidateReply(a.Conn, a.Session, valid)); err != nil {
+			if err := r.leadAction(a); err != nil {
 				return err
 			}
-		case zab.LeadTouchSessions:
-			t := make(map[int64]int32, len(a.Touches))
-			for _, s := range a.Touches {
-				t[s.ID] = s.Timeout
-			}
-			m.srv.TouchSessions(t)
 		}
 	}
 	return nil
+}
+
+// leadAction carries out what a leader does with its learners' requests,
+// revalidations and touches itself.
+func (r *leaderLoop) leadAction(a *zab.LeaderAction) error {
+	m := r.m
+	switch a.Kind {
+	case zab.LeadRequest:
+		req := a.Request
+		conn := a.Conn
+		lq := server.LearnerRequest{Owner: a.SID, Session: req.Session, Cxid: req.Cxid, Op: proto.OpCode(req.Op),
+			Body: req.Body, IDs: a.Authinfo}
+		if lq.Op == proto.OpSync {
+			lq.Reached = func() { r.events.push(leaderEvent{kind: evSyncReached, conn: conn}) }
+		}
+		if err := m.srv.SubmitLearnerRequest(lq); err != nil {
+			m.log.Warn().Err(err).Int64("learner", a.SID).Msg("a learner's request was not taken")
+		}
+	case zab.LeadRevalidate:
+		valid := m.srv.RevalidateSession(a.SID, a.Session, a.Timeout)
+		if err := r.do(r.l.RevalidateReply(a.Conn, a.Session, valid)); err != nil {
+			return err
+		}
+	case zab.LeadTouchSessions:
+		m.srv.TouchSessions(touchMap(a.Touches))
+	}
+	return nil
+}
+
+func touchMap(touches []zab.SessionTouch) map[int64]int32 {
+	t := make(map[int64]int32, len(touches))
+	for _, s := range touches {
+		t[s.ID] = s.Timeout
+	}
+	return t
 }
 
 // publishStats hands the leader's figures to the monitoring commands,

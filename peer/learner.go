@@ -65,6 +65,15 @@ type LearnerHooks struct {
 	// Received, when set, hears the type of every packet from the
 	// leader, for the learner's statistics.
 	Received func(t zab.PacketType)
+	// StartRelay, when set, is called once a follower serves, after
+	// the packets of its sync are taken, with the last zxid it was
+	// proposed and its way to the leader: the observer master
+	// (observerMasterPort) starts there, as Java's follower starts its
+	// ObserverMaster after its sync. From then on Proposed and
+	// Committed hear every proposal and commit, in order.
+	StartRelay func(epoch, lastProposed int64, up server.LeaderLink)
+	Proposed   func(zxid int64, data []byte)
+	Committed  func(zxid int64)
 }
 
 // LearnerConn is how a learner reaches its leader.
@@ -241,6 +250,10 @@ type learnerRun struct {
 	br    *bufio.Reader
 
 	modeReported bool
+	// lastLogged is the last txn the learner logged; relaying says
+	// whether StartRelay was called (the feed is on).
+	lastLogged int64
+	relaying   bool
 
 	// Packets go out from the run's goroutine (ACKs, PING replies) and
 	// from the server's (REQUEST, REVALIDATE): one at a time.
@@ -335,6 +348,10 @@ func (r *learnerRun) run(ctx context.Context) error {
 					return fmt.Errorf("peer: after acknowledging NEWLEADER: %w", err)
 				}
 			}
+			if !r.relaying && r.l.Serving() && r.hooks.StartRelay != nil {
+				r.relaying = true
+				r.hooks.StartRelay(r.l.NewEpoch(), r.lastLogged, leaderLink{r})
+			}
 			// Reads wait up to syncLimit from NEWLEADER on, as Java's.
 			if r.l.SawNewLeader() {
 				r.conn.timeout.Store(int64(r.c.SyncTimeout))
@@ -383,10 +400,17 @@ func (r *learnerRun) do(actions []zab.Action) error {
 			err = r.store.ApplyTxn(a.Txn)
 		case zab.LogTxn:
 			err = r.store.LogTxn(a.Txn)
+			r.lastLogged = max(r.lastLogged, a.Txn.Zxid)
+			if r.relaying && err == nil {
+				r.hooks.Proposed(a.Txn.Zxid, a.Txn.Data)
+			}
 		case zab.FlushLog:
 			err = r.store.FlushLog()
 		case zab.CommitTxn:
 			err = r.store.CommitTxn(a.Zxid)
+			if r.relaying && err == nil {
+				r.hooks.Committed(a.Zxid)
+			}
 		case zab.StartServing:
 			err = r.store.StartServing(leaderLink{r})
 			if r.hooks.Synced != nil {

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,9 +51,13 @@ type Member struct {
 	leaderStats atomic.Pointer[leaderFigures]
 	// quorumPort is where learners reach this member when it leads.
 	quorumPort *quorumPort
-	// authLearner authenticates this member to its leader (nil without
-	// quorum SASL).
+	// authLearner authenticates this member to its leader, authServer
+	// the learners that connect to it (nil without quorum SASL).
 	authLearner *quorumauth.Learner
+	authServer  *quorumauth.Server
+	// nextMaster is where an observer looks for its next observer
+	// master (observerMasterPort), Java's nextObserverMaster.
+	nextMaster int
 	// tls is the TLS of the quorum and election ports (nil: plain);
 	// stopTLS ends the watch of its stores.
 	tls      *quorumtls.Config
@@ -112,12 +119,14 @@ func NewMember(c *conf.Config, srv *server.Server, maxPacket int, log zerolog.Lo
 		quorumCfg:  []byte(c.Quorum.Ensemble.QuorumConfig()),
 		maxPacket:  maxPacket,
 		vote:       fle.Vote{Leader: self.ID},
+		nextMaster: -1,
 
 		commitLogCount:     c.CommitLogCount,
 		forceSnapSync:      c.ForceSnapshotSync,
 		snapshotSizeFactor: c.SnapshotSizeFactor,
 	}
 	m.authLearner = authLearner
+	m.authServer = authServer
 	srv.SetLeaderGauges(m.leaderGauges)
 	m.elector = NewElector(mgr, ElectionTimersOf(c), log)
 	return m, nil
@@ -272,8 +281,17 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 	if observer {
 		role = server.RoleObserver
 	}
+	masterID, masterAddrs := res.Vote.Leader, quorumHostPorts(leader.Addrs)
+	if observer && m.cfg.Quorum.ObserverMasterPort > 0 {
+		// Java's observer follows the voters' observer masters in turn
+		// (the leader runs none: its turn fails and the next is tried).
+		masterID, masterAddrs = m.nextObserverMaster()
+		leader = m.cfg.Quorum.Ensemble.Servers[masterID]
+		m.log.Info().Int64("leader", res.Vote.Leader).Int64("master", masterID).Strs("addresses", masterAddrs).
+			Msg("observing through an observer master")
+	}
 	m.srv.SetRole(role)
-	m.srv.SetLeader(res.Vote.Leader, leader.Addrs[0].Host)
+	m.srv.SetLeader(masterID, leader.Addrs[0].Host)
 	m.srv.SetPhase(server.PhaseDiscovery)
 	began := time.Now()
 	l := zab.NewLearner(zab.LearnerConfig{
@@ -290,7 +308,7 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 		initLimit = m.cfg.Quorum.ConnectToLearnerMasterLimit
 	}
 	lc := LearnerConn{
-		LeaderAddrs: quorumHostPorts(leader.Addrs),
+		LeaderAddrs: masterAddrs,
 		InitTimeout: tick * time.Duration(initLimit),
 		SyncTimeout: tick * time.Duration(m.cfg.Quorum.SyncLimit),
 		MaxPacket:   m.maxPacket,
@@ -300,6 +318,9 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 		LeaderHost:  leader.Addrs[0].Host,
 	}
 	store := &serverStore{srv: m.srv, observer: observer}
+	// om is this follower's observer master, once started; the hooks
+	// run on the learner's goroutine, which sets it.
+	var om *observerMaster
 	hooks := LearnerHooks{
 		UpdateElectionVote: m.elector.UpdatePeerEpoch,
 		TouchTable: func() []zab.SessionTouch {
@@ -310,7 +331,12 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 			}
 			return out
 		},
-		Revalidated: m.srv.Revalidated,
+		Revalidated: func(session int64, valid bool) {
+			m.srv.Revalidated(session, valid)
+			if om != nil {
+				om.revalidated(session, valid)
+			}
+		},
 		Received: func(t zab.PacketType) {
 			switch t {
 			case zab.Proposal, zab.Inform:
@@ -335,7 +361,51 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 				Dur("tookMs", took).Msg("synced with the leader; serving clients")
 		},
 	}
+	if !observer && m.cfg.Quorum.ObserverMasterPort > 0 {
+		hooks.StartRelay = func(epoch, lastProposed int64, up server.LeaderLink) {
+			om = m.startObserverMaster(ctx, epoch, lastProposed, up)
+		}
+		hooks.Proposed = func(zxid int64, data []byte) {
+			if om != nil {
+				om.proposed(zxid, data)
+			}
+		}
+		hooks.Committed = func(zxid int64) {
+			if om != nil {
+				om.committed(zxid)
+			}
+		}
+		defer func() {
+			if om != nil {
+				om.stop()
+			}
+		}()
+	}
 	return FollowLeader(ctx, lc, l, store, hooks)
+}
+
+// nextObserverMaster is the voter whose observer master an observer tries
+// next, and its addresses: the voters in turn, from a place chosen at
+// random once (Java shuffles the list).
+func (m *Member) nextObserverMaster() (int64, []string) {
+	var voters []int64
+	for id, s := range m.cfg.Quorum.Ensemble.Servers {
+		if s.Type == conf.Participant {
+			voters = append(voters, id)
+		}
+	}
+	slices.Sort(voters)
+	if m.nextMaster < 0 {
+		m.nextMaster = rand.IntN(len(voters))
+	}
+	id := voters[m.nextMaster%len(voters)]
+	m.nextMaster++
+	port := m.cfg.Quorum.ObserverMasterPort
+	var addrs []string
+	for _, a := range m.cfg.Quorum.Ensemble.Servers[id].Addrs {
+		addrs = append(addrs, net.JoinHostPort(a.Host, strconv.Itoa(port)))
+	}
+	return id, addrs
 }
 
 func syncModeName(m zab.SyncMode) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -46,14 +47,24 @@ type learnerState struct {
 	// per session, oldest first.
 	forwarded map[int64][]*request
 	// syncs are the forwarded syncs, oldest first: the leader answers
-	// each learner's in order.
-	syncs []*request
+	// each learner's in order. Those of this follower's observers
+	// (RelaySync) wait in the same line; syncMu keeps the line in the
+	// order the leader is sent them.
+	syncs  []pendingSync
+	syncMu sync.Mutex
 	// revalidating are the connections waiting for the leader's answer
 	// about their session.
 	revalidating map[int64][]revalidation
 	// touched is the touch table: the sessions seen since the last ping
 	// and their timeouts, which the leader uses to keep them alive.
 	touched map[int64]int32
+}
+
+// pendingSync is a forwarded sync: a client's request, or an observer's
+// that relayed runs for once the leader answers it.
+type pendingSync struct {
+	r       *request
+	relayed func()
 }
 
 type revalidation struct {
@@ -418,9 +429,13 @@ func (s *Server) forward(ls *learnerState, r *request) {
 	if r.op == proto.OpCreateSession {
 		body = binary.BigEndian.AppendUint32(nil, uint32(r.sessionTimeout))
 	}
+	if r.op == proto.OpSync {
+		ls.syncMu.Lock()
+		defer ls.syncMu.Unlock()
+	}
 	ls.mu.Lock()
 	if r.op == proto.OpSync {
-		ls.syncs = append(ls.syncs, r)
+		ls.syncs = append(ls.syncs, pendingSync{r: r})
 	} else {
 		ls.forwarded[r.sid] = append(ls.forwarded[r.sid], r)
 	}
@@ -446,11 +461,49 @@ func (s *Server) SyncDone() {
 		s.logger.Warn().Msg("the leader answered a sync this server did not send")
 		return
 	}
-	r := ls.syncs[0]
-	ls.syncs[0] = nil
+	p := ls.syncs[0]
+	ls.syncs[0] = pendingSync{}
 	ls.syncs = ls.syncs[1:]
 	ls.mu.Unlock()
-	s.finishRequest(r)
+	if p.relayed != nil {
+		p.relayed()
+		return
+	}
+	s.finishRequest(p.r)
+}
+
+// errNotLearning: a relay call on a server that is not serving as a
+// learner.
+var errNotLearning = errors.New("server: not serving as a learner")
+
+// RelaySync forwards an observer's sync (with the identities it came
+// with) for this follower's observer master, in line with this server's
+// own syncs: done runs when the leader answers it, as Java's follower
+// answers a LearnerSyncRequest.
+func (s *Server) RelaySync(sid int64, cxid int32, body []byte, ids []proto.Id, done func()) error {
+	ls := s.learner.Load()
+	if ls == nil {
+		return errNotLearning
+	}
+	ls.syncMu.Lock()
+	defer ls.syncMu.Unlock()
+	ls.mu.Lock()
+	ls.syncs = append(ls.syncs, pendingSync{relayed: done})
+	ls.mu.Unlock()
+	return ls.link.Forward(sid, cxid, proto.OpSync, body, ids)
+}
+
+// RelayTouches records sessions an observer of this follower's observer
+// master saw, for this server's next PING reply, as Java's ObserverMaster
+// touches them in its follower's session tracker.
+func (s *Server) RelayTouches(touches map[int64]int32) {
+	ls := s.learner.Load()
+	if ls == nil {
+		return
+	}
+	ls.mu.Lock()
+	maps.Copy(ls.touched, touches)
+	ls.mu.Unlock()
 }
 
 // finishRequest ends a request that applies nothing (a sync) as apply
@@ -575,7 +628,12 @@ func (s *Server) StopServing() error {
 		close(ls.stop)
 		<-ls.done
 		ls.mu.Lock()
-		dropped := len(ls.syncs)
+		dropped := 0
+		for _, p := range ls.syncs {
+			if p.r != nil {
+				dropped++
+			}
+		}
 		for _, q := range ls.forwarded {
 			dropped += len(q)
 		}

@@ -778,7 +778,12 @@ func (l *Leader) serveLearner(lc *learnerConn, t PacketType, p proto.QuorumPacke
 	switch t {
 	case Ack:
 		if l.cfg.Relay {
-			l.closeConn(lc, out, "observers should not send ACKs (ACK 0x%x)", p.Zxid)
+			// An epoch's ACK (an observer acknowledges UPTODATE so) is
+			// no vote; any other is a protocol error, as Java's
+			// ObserverMaster has it.
+			if uint32(p.Zxid) != 0 {
+				l.closeConn(lc, out, "observers should not send ACKs (ACK 0x%x)", p.Zxid)
+			}
 			return
 		}
 		if !lc.check.acked(p.Zxid) {
@@ -861,9 +866,6 @@ func (l *Leader) commit(p *leaderProposal, out *[]LeaderAction) {
 		default:
 			*out = append(*out, sendTo(lc.conn, Commit, p.zxid, nil))
 		}
-	}
-	if l.cfg.Relay {
-		return
 	}
 	*out = append(*out, LeaderAction{Kind: LeadCommit, Zxid: p.zxid, Data: p.data})
 	if conns, ok := l.pendingSyncs[p.zxid]; ok {

@@ -345,9 +345,6 @@ func (e *leaderEnv) exec(line string) string {
 		needLeader()
 		for _, z := range rest {
 			acts = append(acts, e.l.Committed(e.num(z))...)
-			if e.num(z) <= e.l.LastCommitted() && !slices.Contains(e.pending, e.num(z)) && e.num(z) > e.log.last {
-				e.pending = append(e.pending, e.num(z))
-			}
 		}
 	case "apply":
 		needLeader()
