@@ -86,6 +86,11 @@ type ensembleOptions struct {
 	// second address. The members run with
 	// zookeeper.multiAddress.enabled=true.
 	MultiAddress bool
+	// OwnHosts puts each member's quorum and election ports on a
+	// loopback address of its own, 127.0.0.<id>, so that a port one
+	// zoo.cfg key names for every member (observerMasterPort) can be
+	// bound by each. Clients still connect on 127.0.0.1.
+	OwnHosts bool
 }
 
 // tickTime keeps elections, pings and session timeouts short.
@@ -274,7 +279,11 @@ func (e *ensemble) config(m *member) string {
 		if e.opts.MultiAddress {
 			second = fmt.Sprintf("|127.0.0.2:%d:%d", o.quorumPort2, o.electionPort2)
 		}
-		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d%s%s\n", id, qport, o.electionPort, second, role)
+		host := "127.0.0.1"
+		if e.opts.OwnHosts {
+			host = fmt.Sprintf("127.0.0.%d", id)
+		}
+		fmt.Fprintf(&b, "server.%d=%s:%d:%d%s%s\n", id, host, qport, o.electionPort, second, role)
 	}
 	for _, line := range e.opts.Extra {
 		b.WriteString(line + "\n")
