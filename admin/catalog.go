@@ -40,7 +40,7 @@ var gaugeRoles = map[string]roleSet{
 	"learners":                    leaderOnly,
 	"synced_followers":            leaderOnly,
 	"synced_non_voting_followers": leaderOnly,
-	"synced_observers":            leaderOnly,
+	"synced_observers":            rolesOf(server.RoleLeader, server.RoleFollower),
 	"pending_syncs":               leaderOnly,
 	"leader_uptime":               leaderOnly,
 	"last_proposal_size":          leaderOnly,

@@ -67,8 +67,6 @@
 //   - Metrics of Java's own pipeline stages (prep_processor_queue_time_ms,
 //     commit processor, response caches, ...) read 0, and so do the
 //     ensemble's until its code records them (server.Metrics lists them).
-//   - A follower's zk_synced_observers (Java prints it only on a follower
-//     serving observers, with observerMasterPort) is not exported.
 //   - Prometheus quantiles of the summary sets (per namespace, per
 //     learner) cover everything recorded, not the last 10 minutes.
 //   - The AdminServer's monitor while the server is not serving: Java

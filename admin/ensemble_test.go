@@ -366,6 +366,28 @@ func TestLeaderObservers(t *testing.T) {
 	}
 }
 
+// A follower shows zk_synced_observers and lists its observers only while
+// it is their observer master (observerMasterPort), as Java's follower
+// does while its ObserverMaster runs.
+func TestFollowerAsObserverMaster(t *testing.T) {
+	s, cmds := startMember(t, observedEnsemble(1), server.RoleFollower)
+	if _, values := mntrLines(t, ask(t, s, "mntr")); values["zk_synced_observers"] != "" {
+		t.Errorf("zk_synced_observers = %q on a follower with no observer master", values["zk_synced_observers"])
+	}
+	s.SetLeaderGauges(func() server.LeaderGauges {
+		return server.LeaderGauges{SyncedObservers: 1, ObserverMaster: true, Observers: []server.ObserverInfo{{
+			RemoteAddr: "/127.0.0.1:51226", ID: 4, Established: 1795843235894, QueuedPacketsSize: -250,
+			PacketsReceived: 26, PacketsSent: 28, LastZxid: 4294967296}}}
+	})
+	if _, values := mntrLines(t, ask(t, s, "mntr")); values["zk_synced_observers"] != "1" || values["zk_learners"] != "" {
+		t.Errorf("zk_synced_observers = %q, zk_learners = %q on an observer master", values["zk_synced_observers"], values["zk_learners"])
+	}
+	// The same list as a leader's.
+	if got, want := cmds.Run("observers", nil), javaAnswer(t, "leader-observers.json"); got != want {
+		t.Errorf("observers:\n%s\nJava's leader's:\n%s", got, want)
+	}
+}
+
 func TestEnsembleConfiguration(t *testing.T) {
 	_, cmds := startMember(t, observedEnsemble(1), server.RoleFollower)
 	got := regexp.MustCompile(`"(data_dir|data_log_dir)" : "[^"]*"`).ReplaceAllString(cmds.Run("configuration", nil), `"$1" : ""`)

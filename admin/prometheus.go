@@ -138,7 +138,7 @@ func (col *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	role := s.Role()
 	for _, e := range catalog {
-		if !hasMetric(e.name, role) {
+		if !mv.has(e.name, role) {
 			continue // Java registers the gauge only in the roles that have it
 		}
 		d := col.descs[e.name]

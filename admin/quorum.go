@@ -230,12 +230,13 @@ func (c *Commands) leaderInfo(s *server.Server) obj {
 }
 
 // observers is the AdminServer's observers command: a leader's synced
-// observers; none elsewhere (gozk's followers serve no observers).
+// observers, or a follower's while it is their observer master; none
+// elsewhere.
 func (c *Commands) observers(s *server.Server) obj {
-	if s.Role() != server.RoleLeader {
+	g := s.LeaderFigures()
+	if s.Role() != server.RoleLeader && !(s.Role() == server.RoleFollower && g.ObserverMaster) {
 		return obj{{"synced_observers", 0}, {"observers", []any{}}}
 	}
-	g := s.LeaderFigures()
 	list := make([]any, 0, len(g.Observers))
 	for _, o := range g.Observers {
 		list = append(list, obj{

@@ -79,7 +79,22 @@ func (c *Commands) readMetrics(s *server.Server) metricValues {
 			mv.gauges[k] = v
 		}
 	}
+	if g := s.LeaderFigures(); role == server.RoleFollower && g.ObserverMaster {
+		// Java's follower has the gauge while its ObserverMaster runs.
+		mv.gauges["synced_observers"] = int64(g.SyncedObservers)
+	}
 	return mv
+}
+
+// has reports whether the metric name is shown for a server in role r:
+// a follower shows synced_observers only while it is an observer
+// master.
+func (mv *metricValues) has(name string, r server.Role) bool {
+	if name == "synced_observers" && r == server.RoleFollower {
+		_, ok := mv.gauges[name]
+		return ok
+	}
+	return hasMetric(name, r)
 }
 
 // summaryKeys are the mntr suffixes of a summary.
@@ -106,11 +121,11 @@ func (c *Commands) monitor(s *server.Server) []kv {
 		out = append(out, kv{"peer_state", s.PeerState()})
 	}
 	if role == server.RoleObserver {
-		id, _ := s.Leader() // gozk's observers learn from the leader
+		id, _ := s.Leader() // the leader, or the observer master followed
 		out = append(out, kv{"observer_master_id", id})
 	}
 	for _, e := range catalog {
-		if !hasMetric(e.name, role) {
+		if !mv.has(e.name, role) {
 			continue
 		}
 		switch e.kind {

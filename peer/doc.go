@@ -38,6 +38,21 @@
 // play a Java leader's packet sequences against it, with a recording store
 // and with a real server.
 //
+// The quorum port binds each of the member's quorum addresses; a learner
+// dials every address of its leader at once (multi-address server lines)
+// and keeps the first connection. A member that follows or observes
+// closes the learners waiting on its quorum port, which decided for it in
+// an election that split.
+//
+// With observerMasterPort a follower, once synced, is an observer master
+// (observermaster.go, Java's ObserverMaster): the leader's loop in relay
+// mode (zab.LeaderConfig.Relay) on that port, fed by the learner's
+// Proposed and Committed hooks, syncs observers from the follower's own
+// database and sends them an INFORM of each commit; their requests,
+// revalidations and touches go on to the leader through the follower's
+// connection, their syncs in line with the follower's own. An observer
+// then takes the voters' observer masters in turn instead of the leader.
+//
 // With sslQuorum or portUnification (tls.go) the quorum port, the
 // learner's dial and the election port go through quorum/quorumtls with
 // the ssl.quorum.* stores loaded by tlsconf (a store that cannot be read

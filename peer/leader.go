@@ -600,7 +600,7 @@ func touchMap(touches []zab.SessionTouch) map[int64]int32 {
 // publishStats hands the leader's figures to the monitoring commands,
 // which read them from their own goroutines.
 func (r *leaderLoop) publishStats() {
-	st := leaderFigures{stats: r.l.Stats()}
+	st := leaderFigures{stats: r.l.Stats(), relay: r.relay != nil}
 	for _, o := range r.observers {
 		st.observers = append(st.observers, *o)
 	}
@@ -620,4 +620,5 @@ type learnerSync struct {
 type leaderFigures struct {
 	stats     zab.LeaderStats
 	observers []server.ObserverInfo
+	relay     bool // a follower's, as an observer master
 }

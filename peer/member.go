@@ -168,6 +168,7 @@ func (m *Member) leaderGauges() server.LeaderGauges {
 		SyncedObservers:          st.SyncedObservers,
 		PendingSyncs:             st.PendingSyncs,
 		Observers:                f.observers,
+		ObserverMaster:           f.relay,
 	}
 }
 

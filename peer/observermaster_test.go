@@ -49,6 +49,20 @@ func TestObserverFollowsAnObserverMaster(t *testing.T) {
 		t.Fatalf("the observer follows the leader %d, not an observer master", master)
 	}
 	t.Logf("leader %d, the observer's master %d", leader.id, master)
+	// The master shows its observer as Java's follower does (mntr's
+	// zk_synced_observers, the AdminServer's observers).
+	for _, m := range members[:3] {
+		if m.id != master {
+			continue
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for g := m.srv.LeaderFigures(); !g.ObserverMaster || g.SyncedObservers != 1 || len(g.Observers) != 1 || g.Observers[0].ID != 4; g = m.srv.LeaderFigures() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the master's figures: %+v", g)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 
 	oc := clientOf(t, observer)
 	if _, err := oc.Create("/via-observer", []byte("o"), 0, gozk.WorldACL(gozk.PermAll)); err != nil {

@@ -210,6 +210,9 @@ type LeaderGauges struct {
 	SyncedObservers          int // observers in broadcast
 	PendingSyncs             int // sync requests waiting for their commit
 	Observers                []ObserverInfo
+	// ObserverMaster: the figures are a follower's, as the observer
+	// master of the observers in them (observerMasterPort).
+	ObserverMaster bool
 }
 
 // ObserverInfo is one synced observer as the AdminServer's observers

@@ -67,6 +67,13 @@
 // and revalidations to the server; after LeadStepDown it closes every
 // learner connection and returns to the election.
 //
+// With LeaderConfig.Relay the same machine is a follower's observer
+// master (Java's ObserverMaster): observers only, serving in the
+// followed epoch from the start, synced from the follower's database,
+// fed the real leader's proposals (Propose) and commits (Committed), an
+// INFORM to the observers for each; it keeps no quorum and passes the
+// observers' requests, revalidations and touches to its caller.
+//
 // Where it differs from Java 3.8.0, for a follower's sake or for want of
 // a feature:
 //   - a COMMIT due to a follower between its NEWLEADER and its UPTODATE
