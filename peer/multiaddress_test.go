@@ -2,26 +2,18 @@ package peer
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 
 	gozk "github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/internal/testport"
 )
 
-// refusingPort holds a loopback TCP port bound but not listening for the
-// test's life: nothing else can bind it, and a dial there is refused.
+// refusingPort is a free loopback port held bound and refusing dials.
 func refusingPort(t *testing.T) int {
 	t.Helper()
 	port := freeLoopbackPort(t)
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		syscall.Close(fd)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
+	testport.HoldRefusing(t, port)
 	return port
 }
 

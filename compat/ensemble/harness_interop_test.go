@@ -23,6 +23,7 @@ import (
 	"github.com/gozk/gozk/compat/gozkproc"
 	"github.com/gozk/gozk/compat/javazk"
 	"github.com/gozk/gozk/compat/zkwire"
+	"github.com/gozk/gozk/internal/testport"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/persistence/zkfiles"
 	"github.com/gozk/gozk/proto"
@@ -161,7 +162,7 @@ func newEnsemble(t *testing.T, l layout, opts ensembleOptions) *ensemble {
 		m.quorumPort, m.electionPort, m.clientPort = port(), port(), port()
 		if opts.MultiAddress {
 			m.quorumPort2, m.electionPort2 = port(), port()
-			holdRefusing(t, m.quorumPort)
+			testport.HoldRefusing(t, m.quorumPort)
 		}
 		m.dir = filepath.Join(e.dir, fmt.Sprintf("%s%d", k, id))
 		m.dataDir = filepath.Join(m.dir, "data")
@@ -221,21 +222,6 @@ func requireJava(t *testing.T) {
 		}
 		t.Skipf("skipping: %v", err)
 	}
-}
-
-// holdRefusing keeps loopback TCP port bound, not listening, for the
-// test's life: nothing else can bind it, and a dial there is refused.
-func holdRefusing(t *testing.T, port int) {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		syscall.Close(fd)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
 }
 
 func freePort(t *testing.T) int {

@@ -9,4 +9,7 @@
 // here come from below the ephemeral range, and each is reserved for the
 // life of the process with an advisory lock on a file named after it in
 // the system's temporary directory, which every gozk test binary honours.
+//
+// HoldRefusing keeps a port bound and refusing dials, for tests of a
+// server address that cannot be used.
 package testport

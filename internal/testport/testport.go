@@ -87,6 +87,27 @@ func Addr(t interface {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(MustFree(t)))
 }
 
+// HoldRefusing keeps loopback TCP port (on 127.0.0.1) bound but not
+// listening until the test ends: no server can bind it, and a dial there
+// is refused at once, where a port nobody holds might be taken by an
+// outgoing connection. It stands for an address a server cannot use.
+func HoldRefusing(t interface {
+	Helper()
+	Fatal(...any)
+	Cleanup(func())
+}, port int) {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		t.Fatal(fmt.Errorf("testport: holding %d: %w", port, err))
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+}
+
 // lock takes an exclusive, non-blocking lock on path; ok is false when
 // another process holds it.
 func lock(path string) (*os.File, bool, error) {
