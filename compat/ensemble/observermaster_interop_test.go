@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/compat/zkwire"
+	"github.com/gozk/gozk/proto"
 )
 
 // TestObserverMastersMixed: observerMasterPort with Java 3.8.0 and gozk
@@ -17,7 +21,8 @@ import (
 // followers under a gozk leader. Writes through the observer and through
 // the other members reach every member, with identical trees; the
 // observer restarted catches up from its master by DIFF, and with an
-// empty data directory by SNAP.
+// empty data directory by SNAP; a client session moves from the leader to
+// the observer, revalidated through the master.
 func TestObserverMastersMixed(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -72,6 +77,47 @@ func TestObserverMastersMixed(t *testing.T) {
 			}
 			oc.Close()
 			e.requireIdenticalTrees(nil)
+
+			// A session moves from the leader to the observer: the
+			// observer's master asks the leader, which keeps it alive; a
+			// session the leader does not know is refused.
+			old, err := zkwire.Connect(e.m(3).addr(), 30*time.Second, zkwire.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer old.Close()
+			if f, err := old.Call(proto.OpCreate, &proto.CreateRequest{Path: "/om-moving", Acl: proto.OpenACLUnsafe, Flags: int32(zk.FlagEphemeral)}); err != nil || f.Code() != proto.ErrOK {
+				t.Fatalf("create /om-moving through the leader: %v %v", f.Code(), err)
+			}
+			waitFor(t, fmt.Sprintf("the observer applying 0x%x", old.LastZxid()), func() (bool, string) {
+				z := obs.zxid()
+				return z >= old.LastZxid(), fmt.Sprintf("at 0x%x", z)
+			})
+			moved, err := zkwire.Connect(obs.addr(), 30*time.Second, zkwire.Options{
+				SessionID: old.SessionID(), Password: old.Password(), LastZxidSeen: old.LastZxid()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer moved.Close()
+			if moved.Refused() || moved.SessionID() != old.SessionID() {
+				t.Fatalf("the observer did not resume session 0x%x: %+v", old.SessionID(), moved.Handshake)
+			}
+			for i := 0; i < 1000; i++ {
+				moved.NextXid() // not the old connection's cxids
+			}
+			if f, err := moved.Call(proto.OpCreate, &proto.CreateRequest{Path: "/om-moved", Acl: proto.OpenACLUnsafe, Flags: int32(zk.FlagEphemeral)}); err != nil || f.Code() != proto.ErrOK {
+				t.Fatalf("create through the observer after the move: %v %v", f.Code(), err)
+			}
+			gone, err := zkwire.Connect(obs.addr(), 30*time.Second, zkwire.Options{SessionID: old.SessionID() + 12345, Password: make([]byte, 16)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !gone.Refused() {
+				t.Errorf("the observer resumed an unknown session: %+v", gone.Handshake)
+			}
+			gone.Close()
+			moved.Close()
+			old.Close()
 
 			// Back after missing a few writes: a DIFF from its master;
 			// with an empty data directory: a SNAP of its master's tree.
