@@ -328,6 +328,10 @@ func (r *leaderLoop) run(ctx context.Context) (err error) {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
+			// What the tree applied need not be kept in memory any
+			// more, even when no learner's packet says so (a relay with
+			// no observers hears none).
+			r.l.Applied(m.srv.LastZxid())
 			if err := r.do(r.l.Tick()); err != nil {
 				return err
 			}
