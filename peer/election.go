@@ -205,6 +205,14 @@ func (el *Elector) Run(ctx context.Context) {
 			if e == nil {
 				continue // no election yet: nothing to answer with
 			}
+			// An epoch given before this message came is answered with,
+			// as Java's updateElectionVote is seen by every later
+			// answer: select would pick between the two at random.
+			select {
+			case epoch := <-el.epochs:
+				e.UpdatePeerEpoch(epoch)
+			default:
+			}
 			n, err := fle.ParseNotification(msg.Payload)
 			if err != nil {
 				el.log.Warn().Err(err).Int64("server", msg.From).Msg("dropping a malformed election notification")
