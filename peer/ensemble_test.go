@@ -389,11 +389,12 @@ func TestZxidRolloverMovesToANewEpoch(t *testing.T) {
 	}
 	leader := waitRoles(t, members...)
 	lc := clientOf(t, leader)
+	deadline := time.Now().Add(60 * time.Second)
 	for _, p := range written {
 		// The leader's own createSession may be the one that runs the
 		// counter out again; the client reconnects and asks again.
 		ok, _, err := lc.Exists(p)
-		for try := 0; err != nil && try < 100; try++ {
+		for err != nil && time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)
 			ok, _, err = lc.Exists(p)
 		}
