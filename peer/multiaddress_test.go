@@ -9,14 +9,6 @@ import (
 	"github.com/gozk/gozk/internal/testport"
 )
 
-// refusingPort is a free loopback port held bound and refusing dials.
-func refusingPort(t *testing.T) int {
-	t.Helper()
-	port := freeLoopbackPort(t)
-	testport.HoldRefusing(t, port)
-	return port
-}
-
 // TestMultiAddressLearnersReachTheLeaderAtAnyAddress: with two addresses
 // per server (zookeeper.multiAddress.enabled) and every member's first
 // quorum address unusable (taken, so it cannot bind it, and refusing
@@ -27,7 +19,7 @@ func TestMultiAddressLearnersReachTheLeaderAtAnyAddress(t *testing.T) {
 	var lines []string
 	for i := 1; i <= 3; i++ {
 		lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d|127.0.0.2:%d:%d", i,
-			refusingPort(t), freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)))
+			testport.Refusing(t), freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)))
 	}
 	paths := writeEnsembleLines(t, t.TempDir(), lines)
 	const flags = "-Dzookeeper.multiAddress.enabled=true"

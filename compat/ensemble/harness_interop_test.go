@@ -161,8 +161,9 @@ func newEnsemble(t *testing.T, l layout, opts ensembleOptions) *ensemble {
 		m := &member{e: e, id: id, kind: k, observer: observer}
 		m.quorumPort, m.electionPort, m.clientPort = port(), port(), port()
 		if opts.MultiAddress {
+			m.quorumPort = testport.Refusing(t)
+			used[m.quorumPort] = true
 			m.quorumPort2, m.electionPort2 = port(), port()
-			testport.HoldRefusing(t, m.quorumPort)
 		}
 		m.dir = filepath.Join(e.dir, fmt.Sprintf("%s%d", k, id))
 		m.dataDir = filepath.Join(m.dir, "data")

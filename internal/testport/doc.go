@@ -10,6 +10,6 @@
 // life of the process with an advisory lock on a file named after it in
 // the system's temporary directory, which every gozk test binary honours.
 //
-// HoldRefusing keeps a port bound and refusing dials, for tests of a
+// Refusing hands out a port held bound and refusing dials, for tests of a
 // server address that cannot be used.
 package testport

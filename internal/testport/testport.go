@@ -87,25 +87,39 @@ func Addr(t interface {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(MustFree(t)))
 }
 
-// HoldRefusing keeps loopback TCP port (on 127.0.0.1) bound but not
+// Refusing returns a loopback port (on 127.0.0.1) held bound but not
 // listening until the test ends: no server can bind it, and a dial there
 // is refused at once, where a port nobody holds might be taken by an
-// outgoing connection. It stands for an address a server cannot use.
-func HoldRefusing(t interface {
+// outgoing connection. It stands for an address a server cannot use. A
+// port an earlier connection left in TIME_WAIT cannot be held so (the
+// holder does without SO_REUSEADDR, or a server could bind beside it):
+// another is tried.
+func Refusing(t interface {
 	Helper()
 	Fatal(...any)
 	Cleanup(func())
-}, port int) {
+}) int {
 	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
+	for try := 0; try < 50; try++ {
+		port := MustFree(t)
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+		if errors.Is(err, syscall.EADDRINUSE) {
+			syscall.Close(fd)
+			continue
+		}
+		if err != nil {
+			syscall.Close(fd)
+			t.Fatal(fmt.Errorf("testport: holding %d: %w", port, err))
+		}
+		t.Cleanup(func() { syscall.Close(fd) })
+		return port
 	}
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		syscall.Close(fd)
-		t.Fatal(fmt.Errorf("testport: holding %d: %w", port, err))
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
+	t.Fatal(errors.New("testport: no port could be held refusing"))
+	return 0
 }
 
 // lock takes an exclusive, non-blocking lock on path; ok is false when
