@@ -205,14 +205,27 @@ func loopListenAddr() (addr string, cleanup func()) {
 // thread does: connections already open are served meanwhile, and new
 // ones wait in the listen backlog until descriptors are free.
 func (s *Server) acceptLoop() {
-	defer close(s.acceptDone)
+	s.acceptOn(s.ln, &s.accepting, s.acceptDone, func(nc *net.TCPConn) {
+		if s.cfg.PortUnification {
+			s.startRoute(nc)
+			return
+		}
+		s.enroll(nc)
+	})
+}
+
+// acceptOn is the loop of one client listener: each connection goes to
+// take; a failed accept is logged (once, through state) and retried after
+// acceptRetryDelay; done is closed when the listener is closed.
+func (s *Server) acceptOn(ln *net.TCPListener, state *acceptState, done chan struct{}, take func(*net.TCPConn)) {
+	defer close(done)
 	for {
-		nc, err := s.ln.AcceptTCP()
+		nc, err := ln.AcceptTCP()
 		if err != nil {
 			if s.stopping.Load() || errors.Is(err, net.ErrClosed) {
 				return
 			}
-			s.accepting.failed(s.log, err)
+			state.failed(s.log, err)
 			select {
 			case <-time.After(acceptRetryDelay):
 			case <-s.stopAccept:
@@ -220,12 +233,8 @@ func (s *Server) acceptLoop() {
 			}
 			continue
 		}
-		s.accepting.succeeded(s.log)
-		if s.cfg.PortUnification {
-			s.startRoute(nc)
-			continue
-		}
-		s.enroll(nc)
+		state.succeeded(s.log)
+		take(nc)
 	}
 }
 

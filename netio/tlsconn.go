@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -457,8 +458,16 @@ func (s *Server) trackSecure(c *Conn, add bool) bool {
 // Java, with its own count per IP (and the same maxClientCnxns); the
 // global limit counts both ports.
 func (s *Server) startSecure(nc *net.TCPConn) {
-	remote := remoteAddrPort(nc.RemoteAddr())
-	p := s.admitIn(remote.Addr(), s.securePerIP)
+	s.admitAndStart(nc, s.securePerIP, false, func(p *peer) { s.serveSecure(nc, p, false) })
+}
+
+// admitAndStart applies the connection limits to nc (counted in perIP)
+// and, unless Close has begun, runs serve on a goroutine of its own that
+// Close waits for (secureWG); routing says the connection is being told
+// TLS from plain, so that Close can end its wait.
+func (s *Server) admitAndStart(nc *net.TCPConn, perIP map[netip.Addr]*peer, routing bool, serve func(*peer)) {
+	addr := remoteAddrPort(nc.RemoteAddr()).Addr()
+	p := s.admitIn(addr, perIP)
 	if p == nil {
 		_ = nc.Close()
 		return
@@ -466,36 +475,22 @@ func (s *Server) startSecure(nc *net.TCPConn) {
 	s.secureMu.Lock()
 	if s.secureClosed {
 		s.secureMu.Unlock()
-		s.releaseIn(remote.Addr(), s.securePerIP)
+		s.releaseIn(addr, perIP)
 		_ = nc.Close()
 		return
 	}
+	if routing {
+		s.routing[nc] = struct{}{}
+	}
 	s.secureWG.Add(1)
 	s.secureMu.Unlock()
-	go s.serveSecure(nc, p, false)
+	go serve(p)
 }
 
 // secureAcceptLoop accepts on the secure client port, as acceptLoop does
 // on the plain one.
 func (s *Server) secureAcceptLoop() {
-	defer close(s.secureAcceptDone)
-	for {
-		nc, err := s.secureLn.AcceptTCP()
-		if err != nil {
-			if s.stopping.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.secureAccepting.failed(s.log, err)
-			select {
-			case <-time.After(acceptRetryDelay):
-			case <-s.stopAccept:
-				return
-			}
-			continue
-		}
-		s.secureAccepting.succeeded(s.log)
-		s.startSecure(nc)
-	}
+	s.acceptOn(s.secureLn, &s.secureAccepting, s.secureAcceptDone, s.startSecure)
 }
 
 // closeSecure closes every TLS connection and connection being routed,

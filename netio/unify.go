@@ -78,23 +78,7 @@ func (s *Server) route(nc *net.TCPConn, p *peer) {
 // them, so that connections waiting to be told TLS or plain are counted
 // like any other.
 func (s *Server) startRoute(nc *net.TCPConn) {
-	remote := remoteAddrPort(nc.RemoteAddr())
-	p := s.admitIn(remote.Addr(), s.perIP)
-	if p == nil {
-		_ = nc.Close()
-		return
-	}
-	s.secureMu.Lock()
-	if s.secureClosed {
-		s.secureMu.Unlock()
-		s.releaseIn(remote.Addr(), s.perIP)
-		_ = nc.Close()
-		return
-	}
-	s.routing[nc] = struct{}{}
-	s.secureWG.Add(1)
-	s.secureMu.Unlock()
-	go s.route(nc, p)
+	s.admitAndStart(nc, s.perIP, true, func(p *peer) { s.route(nc, p) })
 }
 
 // peekIsTLS waits for the first bytes of nc and tells TLS from plain
