@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/gozk/gozk/tlsconf"
 )
 
 // HTTPS on the AdminServer as Java 3.8.0's JettyAdminServer serves it:
@@ -75,7 +77,7 @@ func (c *sniffConn) detect() {
 		c.set(&failedConn{Conn: c.Conn, err: err}, false)
 		return
 	}
-	pc := &replayConn{Conn: c.Conn, head: first[:n]}
+	pc := tlsconf.WithHead(c.Conn, first[:n])
 	if first[0] == tlsHandshakeRecord {
 		c.set(tls.Server(pc, c.cfg), true)
 		return
@@ -103,21 +105,6 @@ func (c *sniffConn) Read(b []byte) (int, error) {
 func (c *sniffConn) Write(b []byte) (int, error) {
 	c.once.Do(c.detect)
 	return c.via.Write(b)
-}
-
-// replayConn reads the bytes already taken off the connection first.
-type replayConn struct {
-	net.Conn
-	head []byte
-}
-
-func (c *replayConn) Read(b []byte) (int, error) {
-	if len(c.head) > 0 {
-		n := copy(b, c.head)
-		c.head = c.head[n:]
-		return n, nil
-	}
-	return c.Conn.Read(b)
 }
 
 // failedConn is a connection whose first read failed: it fails again.

@@ -1,6 +1,9 @@
 package tlsconf
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"net"
+)
 
 // LooksLikeTLS reports whether the first bytes a client sent start a
 // TLS (or SSLv2-framed) record, deciding as Netty's
@@ -33,4 +36,24 @@ func LooksLikeTLS(first []byte) bool {
 	}
 	major := first[headerLen+1]
 	return major == 2 || major == 3
+}
+
+// WithHead returns conn with head, the bytes already read off it to tell
+// TLS from plain, given back by its first reads.
+func WithHead(conn net.Conn, head []byte) net.Conn {
+	return &headConn{Conn: conn, head: head}
+}
+
+type headConn struct {
+	net.Conn
+	head []byte
+}
+
+func (c *headConn) Read(b []byte) (int, error) {
+	if len(c.head) > 0 {
+		n := copy(b, c.head)
+		c.head = c.head[n:]
+		return n, nil
+	}
+	return c.Conn.Read(b)
 }

@@ -103,7 +103,7 @@ func (c *Config) Accept(ctx context.Context, conn net.Conn, deadline time.Time) 
 	default:
 		return fail(err)
 	}
-	pc := &prefixConn{Conn: conn, prefix: head[:n]}
+	pc := tlsconf.WithHead(conn, head[:n])
 	if n == len(head) && tlsconf.LooksLikeTLS(head[:]) {
 		tc := tls.Server(pc, c.Server)
 		if err := handshake(ctx, tc, deadline); err != nil {
@@ -155,20 +155,4 @@ func Describe(conn net.Conn) (version, cipher string, ok bool) {
 	}
 	st := tc.ConnectionState()
 	return tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite), true
-}
-
-// prefixConn gives back the bytes read to tell TLS from plain before
-// reading on.
-type prefixConn struct {
-	net.Conn
-	prefix []byte
-}
-
-func (p *prefixConn) Read(b []byte) (int, error) {
-	if len(p.prefix) > 0 {
-		n := copy(b, p.prefix)
-		p.prefix = p.prefix[n:]
-		return n, nil
-	}
-	return p.Conn.Read(b)
 }
