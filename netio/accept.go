@@ -25,10 +25,27 @@ const acceptLogInterval = 10 * time.Second
 // connection accepted acceptCalm after the last failure, once per
 // warning.
 type acceptState struct {
-	failures    int // since the last warning
+	warnings    logEvery
 	warned      bool
-	lastLog     time.Time
 	lastFailure time.Time
+}
+
+// logEvery lets one line of a kind through per interval and counts the
+// lines it holds back meanwhile.
+type logEvery struct {
+	last time.Time
+	held int
+}
+
+// allow reports whether a line may be written at now, one interval after
+// the last; held is how many were held back since the last one.
+func (l *logEvery) allow(now time.Time, interval time.Duration) (held int, ok bool) {
+	if !l.last.IsZero() && now.Sub(l.last) < interval {
+		l.held++
+		return 0, false
+	}
+	held, l.held, l.last = l.held, 0, now
+	return held, true
 }
 
 // acceptCalm is how long accepts must have worked before the shortage is
@@ -39,14 +56,14 @@ const acceptCalm = time.Second
 // acceptLogInterval. Running out of descriptors names the limit, which is
 // what an operator has to raise.
 func (a *acceptState) failed(log zerolog.Logger, err error) {
-	a.failures++
 	now := time.Now()
 	a.lastFailure = now
-	if !a.lastLog.IsZero() && now.Sub(a.lastLog) < acceptLogInterval {
+	held, ok := a.warnings.allow(now, acceptLogInterval)
+	if !ok {
 		return
 	}
-	ev := log.Warn().Err(err).Int("failures", a.failures)
-	a.failures, a.warned, a.lastLog = 0, true, now
+	a.warned = true
+	ev := log.Warn().Err(err).Int("failures", held+1)
 	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
 		var rl unix.Rlimit
 		if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil {

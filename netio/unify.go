@@ -135,22 +135,17 @@ const handshakeLogInterval = 10 * time.Second
 // once, then at most one per handshakeLogInterval, which counts those
 // left out since the previous line.
 type handshakeLog struct {
-	mu         sync.Mutex
-	lastLog    time.Time
-	suppressed int
+	mu    sync.Mutex
+	lines logEvery
 }
 
 func (h *handshakeLog) failed(log zerolog.Logger, remote netip.AddrPort, unified bool, err error) {
 	h.mu.Lock()
-	now := time.Now()
-	if !h.lastLog.IsZero() && now.Sub(h.lastLog) < handshakeLogInterval {
-		h.suppressed++
-		h.mu.Unlock()
+	suppressed, ok := h.lines.allow(time.Now(), handshakeLogInterval)
+	h.mu.Unlock()
+	if !ok {
 		return
 	}
-	suppressed := h.suppressed
-	h.suppressed, h.lastLog = 0, now
-	h.mu.Unlock()
 	port := "secureClientPort"
 	if unified {
 		port = "clientPort (client.portUnification)"
