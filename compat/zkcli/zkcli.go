@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gozk/gozk/compat/suite"
 )
@@ -70,7 +73,13 @@ func run(cmd *exec.Cmd) (Result, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	res := Result{Raw: out.String()}
+	return result(out.String(), err)
+}
+
+// result is a finished run: its output and exit status, or the error that
+// kept zkCli from running.
+func result(raw string, err error) (Result, error) {
+	res := Result{Raw: raw}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -81,12 +90,130 @@ func run(cmd *exec.Cmd) (Result, error) {
 	return res, err
 }
 
-// RunScript runs zkCli against addr with the commands on stdin, one per
-// line, and returns when zkCli exits at the end of its input.
-func RunScript(ctx context.Context, zkcli, addr string, commands []string) (Result, error) {
+// A Step is one line of a script: a command for zkCli's stdin, or a wait
+// before the next command is given.
+//
+// zkCli prints watch notifications from its event thread, which can fall
+// several commands behind the main one on a loaded machine; a command that
+// changes how events are printed (printwatches) then decides about events
+// that were sent before it. A script makes that deterministic by waiting:
+// Await holds the next command back until zkCli has printed the text (as
+// many times as the script has awaited it so far); Pause, for an event
+// that must not be printed and so cannot be awaited, gives the event
+// thread time.
+type Step struct {
+	Command string
+	Await   string
+	Pause   time.Duration
+}
+
+// ParseStep reads one script line: "# await: <text>", "# pause: <duration>"
+// or a command. ok is false for other comments and blank lines.
+func ParseStep(line string) (s Step, ok bool, err error) {
+	switch {
+	case strings.HasPrefix(line, "# await: "):
+		text := strings.TrimSpace(strings.TrimPrefix(line, "# await: "))
+		if text == "" {
+			return Step{}, false, errors.New("await: no text to wait for")
+		}
+		return Step{Await: text}, true, nil
+	case strings.HasPrefix(line, "# pause: "):
+		d, err := time.ParseDuration(strings.TrimSpace(strings.TrimPrefix(line, "# pause: ")))
+		if err != nil || d <= 0 {
+			return Step{}, false, fmt.Errorf("pause: want a positive duration: %q", line)
+		}
+		return Step{Pause: d}, true, nil
+	case strings.HasPrefix(line, "#"), strings.TrimSpace(line) == "":
+		return Step{}, false, nil
+	}
+	return Step{Command: line}, true, nil
+}
+
+// RunScript runs zkCli against addr with the steps' commands on stdin,
+// one per line, and returns when zkCli exits at the end of its input. A
+// wait that zkCli's output never satisfies ends at ctx's deadline, with
+// the error naming the text.
+func RunScript(ctx context.Context, zkcli, addr string, steps []Step) (Result, error) {
 	cmd := command(ctx, zkcli, addr)
-	cmd.Stdin = strings.NewReader(strings.Join(commands, "\n") + "\n")
-	return run(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return Result{}, err
+	}
+	out := &watchedBuffer{changed: make(chan struct{}, 1)}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return Result{}, err
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+
+	feedErr := feed(ctx, stdin, out, exited, steps)
+	_ = stdin.Close()
+	<-exited
+	res, err := result(out.String(), waitErr)
+	if err == nil {
+		err = feedErr
+	}
+	return res, err
+}
+
+// feed writes the steps' commands to zkCli, holding each back until the
+// waits before it are over.
+func feed(ctx context.Context, stdin io.Writer, out *watchedBuffer, exited <-chan struct{}, steps []Step) error {
+	awaited := map[string]int{}
+	for _, s := range steps {
+		switch {
+		case s.Await != "":
+			awaited[s.Await]++
+			for strings.Count(out.String(), s.Await) < awaited[s.Await] {
+				select {
+				case <-out.changed:
+				case <-exited:
+					return fmt.Errorf("zkCli exited before it printed %q", s.Await)
+				case <-ctx.Done():
+					return fmt.Errorf("zkCli did not print %q: %w", s.Await, ctx.Err())
+				}
+			}
+		case s.Pause > 0:
+			select {
+			case <-time.After(s.Pause):
+			case <-exited:
+				return errors.New("zkCli exited in the middle of its script")
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		default:
+			if _, err := io.WriteString(stdin, s.Command+"\n"); err != nil {
+				return fmt.Errorf("writing %q to zkCli: %w", s.Command, err)
+			}
+		}
+	}
+	return nil
+}
+
+// watchedBuffer is zkCli's output, with a signal for each write.
+type watchedBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+func (b *watchedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	n, err := b.buf.Write(p)
+	b.mu.Unlock()
+	select {
+	case b.changed <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+func (b *watchedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // RunCommand runs zkCli against addr with one command given as
