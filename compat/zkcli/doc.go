@@ -27,6 +27,11 @@
 // brackets (ls, getEphemerals) keep the server's order: Java's hash-set
 // order, which gozk answers in too.
 //
+// A script can hold its next command back until zkCli has printed a text
+// ("# await: <text>") or for a while ("# pause: 1s"): the event thread
+// may fall commands behind the main one, and a command such as
+// printwatches acts on whatever events it has not printed yet (see Step).
+//
 // zkCli.sh is found through $GOZK_ZKCLI, then zkCli.sh on $PATH, then the
 // Debian location (DefaultZkCli). Tests skip when it is missing unless
 // GOZK_REQUIRE_JAVA=1.
