@@ -38,6 +38,14 @@ type Config struct {
 	CommitLogCount     int
 	SnapshotSizeFactor float64
 	ForceSnapshotSync  bool
+	// An observer's pauses (Java's Observer): before electing again once
+	// its leader or observer master is lost, a random wait below
+	// zookeeper.observer.election.DelayMs; before dialling the leader, or
+	// once every observer master has been tried, one below
+	// zookeeper.observer.reconnectDelayMs. Both spread observers' returns
+	// so that they do not all load the leader at once.
+	ObserverElectionDelay  time.Duration
+	ObserverReconnectDelay time.Duration
 	// InitialZxid is zookeeper.testingonly.initialZxid: the counter a
 	// new leader's zxids start from (-1: 0), for testing the counter's
 	// rollover as Java allows.
@@ -260,6 +268,7 @@ func Defaults() *Config {
 		CommitLogCount:          500,
 		InitialZxid:             -1,
 		SnapshotSizeFactor:      0.33,
+		ObserverElectionDelay:   200 * time.Millisecond,
 		ForceSync:               true,
 		FsyncWarning:            time.Second,
 		JuteMaxBuffer:           0xfffff,

@@ -104,6 +104,26 @@ func TestSystemPropertyBridge(t *testing.T) {
 	}
 }
 
+// TestObserverDelays: an observer's election and reconnect pauses come
+// from Java's system properties, 200 ms and none by default.
+func TestObserverDelays(t *testing.T) {
+	c, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ObserverElectionDelay != 200*time.Millisecond || c.ObserverReconnectDelay != 0 {
+		t.Fatalf("defaults: election %v, reconnect %v", c.ObserverElectionDelay, c.ObserverReconnectDelay)
+	}
+	c, err = Load(write(t, "dataDir=/d\nclientPort=2181\n"),
+		"-Dzookeeper.observer.election.DelayMs=0 -Dzookeeper.observer.reconnectDelayMs=1500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ObserverElectionDelay != 0 || c.ObserverReconnectDelay != 1500*time.Millisecond {
+		t.Fatalf("set: election %v, reconnect %v", c.ObserverElectionDelay, c.ObserverReconnectDelay)
+	}
+}
+
 // TestReconfigWarning: an ensemble with reconfigEnabled=true gets the
 // start-up warning naming the file its membership comes from (zoo.cfg,
 // or the dynamic file); without it, or standalone, none.

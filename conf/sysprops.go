@@ -101,6 +101,8 @@ func (c *Config) applySystemProperties() error {
 		c.InitialZxid = v
 	}
 	c.sysBool(&c.ForceSnapshotSync, zk("forceSnapshotSync"))
+	c.sysMillis(&c.ObserverElectionDelay, zk("observer.election.DelayMs"))
+	c.sysMillis(&c.ObserverReconnectDelay, zk("observer.reconnectDelayMs"))
 	if p, ok := c.sysLookup(zk("snapshotSizeFactor")); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p.Value), 64)
 		if err != nil {

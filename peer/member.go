@@ -56,8 +56,11 @@ type Member struct {
 	authLearner *quorumauth.Learner
 	authServer  *quorumauth.Server
 	// nextMaster is where an observer looks for its next observer
-	// master (observerMasterPort), Java's nextObserverMaster.
-	nextMaster int
+	// master (observerMasterPort), Java's nextObserverMaster;
+	// mastersTried counts the masters tried since the last reconnect
+	// pause.
+	nextMaster   int
+	mastersTried int
 	// tls is the TLS of the quorum and election ports (nil: plain);
 	// stopTLS ends the watch of its stores.
 	tls      *quorumtls.Config
@@ -235,6 +238,11 @@ func (m *Member) Run(ctx context.Context) error {
 		case err != nil:
 			m.log.Warn().Err(err).Int64("leader", res.Vote.Leader).Msg("the leader is lost; electing again")
 		}
+		if res.State == fle.Observing {
+			// Java's observers wait a little before electing, so that
+			// those of a lost master do not all come back at once.
+			m.observerPause(ctx, m.cfg.ObserverElectionDelay, "waiting before electing again")
+		}
 	}
 	return nil
 }
@@ -286,10 +294,17 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 	if observer && m.cfg.Quorum.ObserverMasterPort > 0 {
 		// Java's observer follows the voters' observer masters in turn
 		// (the leader runs none: its turn fails and the next is tried).
-		masterID, masterAddrs = m.nextObserverMaster()
+		var tried bool
+		masterID, masterAddrs, tried = m.nextObserverMaster()
+		if tried {
+			m.observerPause(ctx, m.cfg.ObserverReconnectDelay, "every observer master tried; waiting before the next")
+		}
 		leader = m.cfg.Quorum.Ensemble.Servers[masterID]
 		m.log.Info().Int64("leader", res.Vote.Leader).Int64("master", masterID).Strs("addresses", masterAddrs).
 			Msg("observing through an observer master")
+	}
+	if observer && m.cfg.Quorum.ObserverMasterPort <= 0 {
+		m.observerPause(ctx, m.cfg.ObserverReconnectDelay, "waiting before dialling the leader")
 	}
 	m.srv.SetRole(role)
 	m.srv.SetLeader(masterID, leader.Addrs[0].Host)
@@ -387,8 +402,9 @@ func (m *Member) learn(ctx context.Context, res ElectionResult, current, accepte
 
 // nextObserverMaster is the voter whose observer master an observer tries
 // next, and its addresses: the voters in turn, from a place chosen at
-// random once (Java shuffles the list).
-func (m *Member) nextObserverMaster() (int64, []string) {
+// random once (Java shuffles the list). allTried says every voter has
+// been tried since the last time it said so, where Java pauses.
+func (m *Member) nextObserverMaster() (id int64, addrs []string, allTried bool) {
 	var voters []int64
 	for id, s := range m.cfg.Quorum.Ensemble.Servers {
 		if s.Type == conf.Participant {
@@ -399,14 +415,33 @@ func (m *Member) nextObserverMaster() (int64, []string) {
 	if m.nextMaster < 0 {
 		m.nextMaster = rand.IntN(len(voters))
 	}
-	id := voters[m.nextMaster%len(voters)]
+	if m.mastersTried >= len(voters) {
+		allTried, m.mastersTried = true, 0
+	}
+	m.mastersTried++
+	id = voters[m.nextMaster%len(voters)]
 	m.nextMaster++
 	port := m.cfg.Quorum.ObserverMasterPort
-	var addrs []string
 	for _, a := range m.cfg.Quorum.Ensemble.Servers[id].Addrs {
 		addrs = append(addrs, net.JoinHostPort(a.Host, strconv.Itoa(port)))
 	}
-	return id, addrs
+	return id, addrs, allTried
+}
+
+// observerPause waits a random time below max, Java's observer jitter,
+// or until ctx is done.
+func (m *Member) observerPause(ctx context.Context, max time.Duration, why string) {
+	if max <= 0 || ctx.Err() != nil {
+		return
+	}
+	d := rand.N(max)
+	m.log.Info().Dur("waitMs", d).Msg(why)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 func syncModeName(m zab.SyncMode) string {

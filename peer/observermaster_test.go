@@ -2,11 +2,14 @@ package peer
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	gozk "github.com/go-zookeeper/zk"
 
+	"github.com/gozk/gozk/conf"
 	"github.com/gozk/gozk/server"
 )
 
@@ -115,6 +118,44 @@ func TestObserverFollowsAnObserverMaster(t *testing.T) {
 	for _, p := range []string{"/via-observer", "/via-leader", "/after"} {
 		if ok, _, err := oc2.Exists(p); err != nil || !ok {
 			t.Errorf("%s on the observer: %v, %v", p, ok, err)
+		}
+	}
+}
+
+// TestObserverMastersInTurn: an observer takes every voter's observer
+// master once, in turn from a random place, before it says all were tried
+// (where Java's observer pauses for reconnectDelayMs), and then again.
+func TestObserverMastersInTurn(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "zoo.cfg")
+	text := "tickTime=100\ninitLimit=5\nsyncLimit=2\ndataDir=" + dir + "\nclientPort=2181\nobserverMasterPort=2191\n" +
+		"server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.2:2888:3888\nserver.3=127.0.0.3:2888:3888\n" +
+		"server.4=127.0.0.4:2888:3888:observer\n"
+	if err := os.WriteFile(filepath.Join(dir, "myid"), []byte("4"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := conf.Load(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Member{cfg: c, nextMaster: -1}
+	for round := 0; round < 3; round++ {
+		seen := map[int64]bool{}
+		for i := 0; i < 3; i++ {
+			id, addrs, allTried := m.nextObserverMaster()
+			if want := round > 0 && i == 0; allTried != want {
+				t.Fatalf("round %d, pick %d: allTried %v, want %v", round, i, allTried, want)
+			}
+			if id == 4 || seen[id] {
+				t.Fatalf("round %d: master %d again or an observer (seen %v)", round, id, seen)
+			}
+			seen[id] = true
+			if want := fmt.Sprintf("127.0.0.%d:2191", id); len(addrs) != 1 || addrs[0] != want {
+				t.Fatalf("master %d at %v, want %s", id, addrs, want)
+			}
 		}
 	}
 }
