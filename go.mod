@@ -15,6 +15,7 @@ require (
 	github.com/prometheus/common v0.55.0
 	github.com/rs/zerolog v1.34.0
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/crypto v0.24.0
 	golang.org/x/sys v0.30.0
 	software.sslmate.com/src/go-pkcs12 v0.5.0
 )
@@ -56,7 +57,6 @@ require (
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.0 // indirect
-	golang.org/x/crypto v0.24.0 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/net v0.26.0 // indirect
 	golang.org/x/sync v0.11.0 // indirect

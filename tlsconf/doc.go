@@ -68,8 +68,11 @@
 // the client port never does. ssl.clientHostnameVerification is not a
 // ZooKeeper 3.8.0 key and is ignored.
 //
-// ssl.crl and ssl.ocsp make New fail: gozk has no revocation checking
-// and will not accept revoked certificates silently.
+// ssl.crl and ssl.ocsp turn on revocation checking as the JDK's PKIX
+// checker does it under them (with a trust store only): each certificate
+// of the peer's path but the anchor is checked by OCSP first (ssl.ocsp,
+// when the certificate names a responder), else by the CRLs at its
+// distribution points; revoked or undetermined is refused (revocation.go).
 //
 // # Reload
 //

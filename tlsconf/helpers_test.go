@@ -37,6 +37,7 @@ func TestWithCertificates(t *testing.T) {
 		{"Reload", testReload},
 		{"PEMTrustSameSubject", testPEMTrustSameSubject},
 		{"WrongPasswordWithValidPadding", testWrongPasswordWithValidPadding},
+		{"Revocation", testRevocation},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, set) })
 	}

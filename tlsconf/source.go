@@ -50,6 +50,9 @@ type Source struct {
 	verifyServerHost bool
 	// verifyClientHost: an accepting side checks the client's host.
 	verifyClientHost bool
+	// revocation checks the peer's path against CRLs and OCSP (ssl.crl,
+	// ssl.ocsp); nil when both are off.
+	revocation *revocationChecker
 
 	reloadMu sync.Mutex
 	cur      atomic.Pointer[stores]
@@ -68,8 +71,8 @@ type stores struct {
 
 // New reads the stores and checks every ssl.* value, and fails with an
 // error naming the key (and the file) on anything Java would refuse,
-// and on what gozk cannot honour: BCFKS stores, ssl.crl and ssl.ocsp.
-// keyPrefix is "ssl." or "ssl.quorum.".
+// and on what gozk cannot honour: BCFKS stores. keyPrefix is "ssl." or
+// "ssl.quorum.".
 func New(c conf.TLSConfig, keyPrefix string, opts Options) (*Source, error) {
 	s := &Source{cfg: c, prefix: keyPrefix, opts: opts, log: opts.Logger}
 	var err error
@@ -77,11 +80,13 @@ func New(c conf.TLSConfig, keyPrefix string, opts Options) (*Source, error) {
 		return nil, fmt.Errorf("%sclientAuth: %v", keyPrefix, err)
 	}
 	if c.CRL || c.OCSP {
-		key := keyPrefix + "crl"
-		if !c.CRL {
-			key = keyPrefix + "ocsp"
+		// Java checks revocation only in the trust manager it builds
+		// from a configured trust store.
+		if c.TrustStoreLocation != "" {
+			s.revocation = newRevocationChecker(c.OCSP)
+		} else {
+			s.log.Warn().Msgf("%scrl/%socsp: no trust store, so no revocation checking (as on Java)", keyPrefix, keyPrefix)
 		}
-		return nil, fmt.Errorf("%s=true: gozk cannot check certificate revocation (neither CRLs nor OCSP); it refuses to start rather than accept revoked certificates: set %scrl and %socsp to false", key, keyPrefix, keyPrefix)
 	}
 	var dropped []string
 	if s.versions, dropped, err = versions(c.Protocol, c.EnabledProtocols, keyPrefix); err != nil {
@@ -295,7 +300,7 @@ func (s *Source) serverConfigFor(conn net.Conn) *tls.Config {
 		if len(cs.PeerCertificates) == 0 {
 			return nil // crypto/tls already refused it if ssl.clientAuth is need
 		}
-		if err := verifyChain(cs.PeerCertificates, st.roots, x509.ExtKeyUsageClientAuth); err != nil {
+		if err := s.verifyChain(cs.PeerCertificates, st.roots, x509.ExtKeyUsageClientAuth); err != nil {
 			return fmt.Errorf("client certificate %q: %v", SubjectDN(cs.PeerCertificates[0]), err)
 		}
 		if s.verifyClientHost && st.zkTrust {
@@ -363,7 +368,7 @@ func (s *Source) clientConfig(host string, dialed net.IP) *tls.Config {
 	}
 	cfg.VerifyConnection = func(cs tls.ConnectionState) error {
 		st := s.cur.Load()
-		if err := verifyChain(cs.PeerCertificates, st.roots, x509.ExtKeyUsageServerAuth); err != nil {
+		if err := s.verifyChain(cs.PeerCertificates, st.roots, x509.ExtKeyUsageServerAuth); err != nil {
 			return fmt.Errorf("server certificate of %s: %v", host, err)
 		}
 		if !s.verifyServerHost || !st.zkTrust {

@@ -13,8 +13,9 @@ import (
 
 // verifyChain checks the peer's chain against the trust anchors as
 // Java's PKIX trust manager does: the leaf must chain to an anchor, be
-// within its validity and carry the extended key usage of its role.
-func verifyChain(chain []*x509.Certificate, roots *x509.CertPool, usage x509.ExtKeyUsage) error {
+// within its validity and carry the extended key usage of its role; with
+// ssl.crl or ssl.ocsp, no certificate of the path may be revoked.
+func (s *Source) verifyChain(chain []*x509.Certificate, roots *x509.CertPool, usage x509.ExtKeyUsage) error {
 	if len(chain) == 0 {
 		return errors.New("the peer sent no certificate")
 	}
@@ -22,8 +23,11 @@ func verifyChain(chain []*x509.Certificate, roots *x509.CertPool, usage x509.Ext
 	for _, c := range chain[1:] {
 		inter.AddCert(c)
 	}
-	_, err := chain[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{usage}})
-	return err
+	chains, err := chain[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{usage}})
+	if err != nil || s.revocation == nil {
+		return err
+	}
+	return s.revocation.checkChains(chains)
 }
 
 // lookupAddr is the reverse lookup Java's InetAddress.getHostName does;

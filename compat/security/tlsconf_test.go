@@ -140,9 +140,10 @@ func gozkSide(tc *tls.Conn) string {
 	return "ok " + peer
 }
 
-func gozkSource(t *testing.T, prefix string, key certtest.Bundle, trustPath, password string, quorum bool, protocol, enabled, suites string) *tlsconf.Source {
+func gozkSource(t *testing.T, prefix string, key certtest.Bundle, trustPath, password string, quorum bool, protocol, enabled, suites string, rc revocationCheck) *tlsconf.Source {
 	t.Helper()
 	c := conf.Defaults().ClientTLS
+	c.CRL, c.OCSP = rc.crl, rc.ocsp
 	c.KeyStoreLocation, c.KeyStorePassword = key.JKS, password
 	c.TrustStoreLocation, c.TrustStorePassword = trustPath, password
 	c.Protocol = protocol
@@ -159,6 +160,16 @@ func gozkSource(t *testing.T, prefix string, key certtest.Bundle, trustPath, pas
 	return src
 }
 
+// revocationCheck is ssl.crl and ssl.ocsp, the same on both ends.
+type revocationCheck struct{ crl, ocsp bool }
+
+func (rc revocationCheck) props(prefix string) []string {
+	return []string{
+		"-Dzookeeper." + prefix + "crl=" + strconv.FormatBool(rc.crl),
+		"-Dzookeeper." + prefix + "ocsp=" + strconv.FormatBool(rc.ocsp),
+	}
+}
+
 // TestTLSConfAgainstX509Util runs each case twice, once with Java
 // dialing and gozk accepting and once the other way round, and checks
 // both verdicts. In "quorum" mode both ends apply the quorum rules
@@ -172,6 +183,17 @@ func TestTLSConfAgainstX509Util(t *testing.T) {
 	elsewhere := set.IssueSAN(t, "elsewhere", "/O=gozk test/CN=elsewhere", "DNS:nowhere.invalid")
 	cnOnly := set.IssueSAN(t, "cn-only", "/O=gozk test/CN=127.0.0.1", "")
 	multi := set.Issue(t, "multi", "/O=acme/OU=ops+UID=u1/CN=Smith, Jr. <#1>")
+	// Revocation: the CA's CRL and OCSP responder on loopback, and
+	// certificates that name them.
+	rev := set.ServeRevocations(t)
+	good := set.IssueExt(t, "rev-good", "/O=gozk test/CN=rev-good", rev.Extensions(true, true))
+	revoked := set.IssueExt(t, "rev-revoked", "/O=gozk test/CN=rev-revoked", rev.Extensions(true, true))
+	revokedOCSP := set.IssueExt(t, "rev-revoked-ocsp", "/O=gozk test/CN=rev-revoked-ocsp", rev.Extensions(false, true))
+	goodOCSP := set.IssueExt(t, "rev-good-ocsp", "/O=gozk test/CN=rev-good-ocsp", rev.Extensions(false, true))
+	goodCRL := set.IssueExt(t, "rev-good-crl", "/O=gozk test/CN=rev-good-crl", rev.Extensions(true, false))
+	rev.Revoke(t, revoked)
+	rev.Revoke(t, revokedOCSP)
+	crl, ocsp := revocationCheck{crl: true}, revocationCheck{ocsp: true}
 
 	cases := []struct {
 		name     string
@@ -183,18 +205,33 @@ func TestTLSConfAgainstX509Util(t *testing.T) {
 		// protocol settings of both ends: protocol, enabledProtocols,
 		// ciphersuites (comma-separated); empty: the defaults.
 		protocol, enabled, suites string
+		// revocation checks on both ends, and a fault of the CA's
+		// revocation server for the case's length.
+		rc    revocationCheck
+		fault func(bool)
 	}{
-		{"loopback SANs", "quorum", set.Server, set.Clients[0], true, true, "", "", ""},
-		{"DNS SAN by reverse lookup", "quorum", dnsLocalhost, dnsLocalhost, true, true, "", "", ""},
-		{"CN fallback without SAN", "quorum", cnOnly, cnOnly, true, true, "", "", ""},
-		{"server elsewhere", "quorum", elsewhere, set.Clients[0], false, true, "", "", ""},
-		{"dialer elsewhere", "quorum", set.Server, elsewhere, true, false, "", "", ""},
-		{"client port ignores the dialer's host", "client", set.Server, elsewhere, true, true, "", "", ""},
-		{"x509 name with escapes and a multi-valued RDN", "quorum", set.Server, multi, true, true, "", "", ""},
+		{"loopback SANs", "quorum", set.Server, set.Clients[0], true, true, "", "", "", revocationCheck{}, nil},
+		{"DNS SAN by reverse lookup", "quorum", dnsLocalhost, dnsLocalhost, true, true, "", "", "", revocationCheck{}, nil},
+		{"CN fallback without SAN", "quorum", cnOnly, cnOnly, true, true, "", "", "", revocationCheck{}, nil},
+		{"server elsewhere", "quorum", elsewhere, set.Clients[0], false, true, "", "", "", revocationCheck{}, nil},
+		{"dialer elsewhere", "quorum", set.Server, elsewhere, true, false, "", "", "", revocationCheck{}, nil},
+		{"client port ignores the dialer's host", "client", set.Server, elsewhere, true, true, "", "", "", revocationCheck{}, nil},
+		{"x509 name with escapes and a multi-valued RDN", "quorum", set.Server, multi, true, true, "", "", "", revocationCheck{}, nil},
 		{"TLSv1.3", "quorum", set.Server, set.Clients[0], true, true,
-			"TLSv1.3", "TLSv1.3", "TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384"},
+			"TLSv1.3", "TLSv1.3", "TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384", revocationCheck{}, nil},
 		{"one cipher suite", "client", set.Server, set.Clients[0], true, true,
-			"", "", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+			"", "", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", revocationCheck{}, nil},
+		{"crl: both good", "client", good, goodCRL, true, true, "", "", "", crl, nil},
+		{"crl: the dialer revoked", "client", good, revoked, true, false, "", "", "", crl, nil},
+		{"crl: the server revoked", "quorum", revoked, good, false, true, "", "", "", crl, nil},
+		{"crl: no distribution point", "client", good, goodOCSP, true, false, "", "", "", crl, nil},
+		{"crl: the CRL cannot be fetched", "quorum", good, set.Clients[0], false, false, "", "", "", crl, rev.SetCRLDown},
+		{"crl: a stale CRL", "client", good, good, false, false, "", "", "", crl, rev.SetStale},
+		{"ocsp: both good", "quorum", goodOCSP, good, true, true, "", "", "", ocsp, nil},
+		{"ocsp: the dialer revoked", "client", goodOCSP, revokedOCSP, true, false, "", "", "", ocsp, nil},
+		{"ocsp: the server revoked", "client", revokedOCSP, goodOCSP, false, true, "", "", "", ocsp, nil},
+		{"ocsp: the responder down, the CRL decides", "client", good, revoked, true, false, "", "", "", ocsp, rev.SetOCSPDown},
+		{"ocsp: unknown to the responder, no CRL", "client", goodOCSP, goodOCSP, false, false, "", "", "", ocsp, rev.SetUnknown},
 	}
 	for _, tc := range cases {
 		prefix := "ssl."
@@ -202,8 +239,18 @@ func TestTLSConfAgainstX509Util(t *testing.T) {
 			prefix = "ssl.quorum."
 		}
 		quorum := tc.mode == "quorum"
+		fault := func(t *testing.T) {
+			if tc.fault != nil {
+				tc.fault(true)
+				t.Cleanup(func() { tc.fault(false) })
+			}
+		}
+		javaProps := func(key certtest.Bundle) []string {
+			return append(x509Props(prefix, key, set.Trust.JKS, set.Password, tc.protocol, tc.enabled, tc.suites), tc.rc.props(prefix)...)
+		}
 		t.Run(tc.name+"/java dials gozk", func(t *testing.T) {
-			src := gozkSource(t, prefix, tc.server, set.Trust.JKS, set.Password, quorum, tc.protocol, tc.enabled, tc.suites)
+			fault(t)
+			src := gozkSource(t, prefix, tc.server, set.Trust.JKS, set.Password, quorum, tc.protocol, tc.enabled, tc.suites, tc.rc)
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -219,14 +266,15 @@ func TestTLSConfAgainstX509Util(t *testing.T) {
 				gozk <- gozkSide(tls.Server(c, src.ServerConfig()))
 			}()
 			port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-			_, wait := peer.run(t, x509Props(prefix, tc.client, set.Trust.JKS, set.Password, tc.protocol, tc.enabled, tc.suites), tc.mode, "connect", "127.0.0.1", port)
+			_, wait := peer.run(t, javaProps(tc.client), tc.mode, "connect", "127.0.0.1", port)
 			javaVerdict, gozkVerdict := wait(), <-gozk
 			t.Logf("java %q, gozk %q", javaVerdict, gozkVerdict)
 			checkVerdicts(t, javaVerdict, gozkVerdict, tc.okServer, tc.okClient, tc.server, tc.client)
 		})
 		t.Run(tc.name+"/gozk dials java", func(t *testing.T) {
-			src := gozkSource(t, prefix, tc.client, set.Trust.JKS, set.Password, quorum, tc.protocol, tc.enabled, tc.suites)
-			port, wait := peer.run(t, x509Props(prefix, tc.server, set.Trust.JKS, set.Password, tc.protocol, tc.enabled, tc.suites), tc.mode, "accept")
+			fault(t)
+			src := gozkSource(t, prefix, tc.client, set.Trust.JKS, set.Password, quorum, tc.protocol, tc.enabled, tc.suites, tc.rc)
+			port, wait := peer.run(t, javaProps(tc.server), tc.mode, "accept")
 			conn, err := net.Dial("tcp", "127.0.0.1:"+port)
 			if err != nil {
 				t.Fatal(err)

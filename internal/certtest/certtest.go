@@ -224,6 +224,11 @@ func (s *Set) issue(name, subject string, ca authority, mode string) Bundle {
 
 func (s *Set) issueWith(name, subject string, ca authority, mode, san string) Bundle {
 	s.t.Helper()
+	return s.issueWithExt(name, subject, ca, mode, san, "")
+}
+
+func (s *Set) issueWithExt(name, subject string, ca authority, mode, san, more string) Bundle {
+	s.t.Helper()
 	b := Bundle{
 		CertPEM:      s.path(name + "-cert.pem"),
 		KeyPEM:       s.path(name + "-key.pem"),
@@ -238,6 +243,7 @@ func (s *Set) issueWith(name, subject string, ca authority, mode, san string) Bu
 	if san != "" {
 		extensions += "subjectAltName=" + san + "\n"
 	}
+	extensions += more
 	s.write(ext, extensions)
 	args := append([]string{"req", "-new"}, s.keyArgs()...)
 	args = append(args, "-nodes", "-keyout", b.KeyPEM, "-out", csr, "-subj", subject, "-multivalue-rdn")

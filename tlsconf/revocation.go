@@ -1,0 +1,293 @@
+package tlsconf
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ocsp"
+)
+
+// Revocation checking as ssl.crl and ssl.ocsp turn it on in Java: the
+// JDK's PKIX checker with revocation enabled, CRL distribution points
+// followed (com.sun.security.enableCRLDP) and, with ssl.ocsp, OCSP asked
+// first (ocsp.enable). Every certificate of the peer's path but the trust
+// anchor must be shown not revoked: OCSP's "good" (when enabled and the
+// certificate names a responder), else a current CRL signed by the issuer
+// that does not list it. A revoked certificate is refused, and so is one
+// whose status cannot be determined (no distribution point, a CRL that
+// cannot be fetched, is stale or is not the issuer's): the JDK fails hard
+// unless told otherwise, and so does gozk.
+
+const (
+	// fetchTimeout bounds one CRL download or OCSP exchange, the JDK's
+	// com.sun.security.crl.timeout and com.sun.security.ocsp.timeout
+	// (15 s by default).
+	fetchTimeout = 15 * time.Second
+	// crlRecheck is how long a downloaded CRL is used before it is
+	// fetched again, the JDK's URICertStore check interval (30 s), so a
+	// new revocation takes effect soon without a download per handshake.
+	crlRecheck = 30 * time.Second
+	// clockSkew is how far the JDK lets a CRL's or OCSP response's
+	// validity dates miss the clock (15 minutes).
+	clockSkew = 15 * time.Minute
+	// maxRevocationBody bounds a CRL or OCSP response read from the
+	// network.
+	maxRevocationBody = 32 << 20
+)
+
+// revocationChecker checks certificates against CRLs and OCSP. It is
+// shared by every handshake of one Source.
+type revocationChecker struct {
+	ocsp   bool
+	client *http.Client
+	now    func() time.Time
+
+	mu   sync.Mutex
+	crls map[string]cachedCRL // by distribution point URL
+}
+
+type cachedCRL struct {
+	list    *x509.RevocationList
+	fetched time.Time
+}
+
+func newRevocationChecker(useOCSP bool) *revocationChecker {
+	return &revocationChecker{
+		ocsp:   useOCSP,
+		client: &http.Client{Timeout: fetchTimeout},
+		now:    time.Now,
+		crls:   map[string]cachedCRL{},
+	}
+}
+
+// errRevoked marks a certificate that is revoked, as opposed to one whose
+// status could not be learnt.
+var errRevoked = errors.New("revoked")
+
+// checkChains passes when one of the verified chains (leaf first, trust
+// anchor last) has no certificate revoked or of unknown status; the
+// error is the first chain's otherwise.
+func (r *revocationChecker) checkChains(chains [][]*x509.Certificate) error {
+	var first error
+	for _, chain := range chains {
+		err := r.checkChain(chain)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = errors.New("no certificate path to check for revocation")
+	}
+	return first
+}
+
+func (r *revocationChecker) checkChain(chain []*x509.Certificate) error {
+	for i := 0; i+1 < len(chain); i++ {
+		if err := r.checkCert(chain[i], chain[i+1]); err != nil {
+			return fmt.Errorf("certificate %q: %w", SubjectDN(chain[i]), err)
+		}
+	}
+	return nil
+}
+
+// checkCert finds the status of cert, issued by issuer: OCSP first when
+// enabled, the CRLs when OCSP says neither good nor revoked.
+func (r *revocationChecker) checkCert(cert, issuer *x509.Certificate) error {
+	var reasons []string
+	if r.ocsp {
+		if len(cert.OCSPServer) == 0 {
+			reasons = append(reasons, "OCSP: the certificate names no responder")
+		}
+		for _, responder := range cert.OCSPServer {
+			err := r.checkOCSP(responder, cert, issuer)
+			if err == nil || errors.Is(err, errRevoked) {
+				return err
+			}
+			reasons = append(reasons, fmt.Sprintf("OCSP %s: %v", responder, err))
+		}
+	}
+	if len(cert.CRLDistributionPoints) == 0 {
+		reasons = append(reasons, "the certificate names no CRL distribution point")
+	}
+	for _, dp := range cert.CRLDistributionPoints {
+		err := r.checkCRL(dp, cert, issuer)
+		if err == nil || errors.Is(err, errRevoked) {
+			return err
+		}
+		reasons = append(reasons, fmt.Sprintf("CRL %s: %v", dp, err))
+	}
+	return fmt.Errorf("could not determine revocation status (%s)", strings.Join(reasons, "; "))
+}
+
+func (r *revocationChecker) checkCRL(dp string, cert, issuer *x509.Certificate) error {
+	list, err := r.crl(dp, issuer)
+	if err != nil {
+		return err
+	}
+	for _, e := range list.RevokedCertificateEntries {
+		if e.SerialNumber != nil && e.SerialNumber.Cmp(cert.SerialNumber) == 0 {
+			return fmt.Errorf("%w (CRL %s: reason %s, since %s)", errRevoked, dp,
+				reasonName(e.ReasonCode), e.RevocationTime.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// crl is the distribution point's CRL, from the cache while it is recent,
+// checked as the JDK checks it: issued by the certificate's issuer,
+// signed with its key, and current.
+func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*x509.RevocationList, error) {
+	now := r.now()
+	r.mu.Lock()
+	c, ok := r.crls[dp]
+	r.mu.Unlock()
+	if !ok || now.Sub(c.fetched) >= crlRecheck || now.Before(c.fetched) {
+		raw, err := r.fetch(dp)
+		if err != nil {
+			return nil, err
+		}
+		list, err := parseCRL(raw)
+		if err != nil {
+			return nil, err
+		}
+		c = cachedCRL{list: list, fetched: now}
+		r.mu.Lock()
+		r.crls[dp] = c
+		r.mu.Unlock()
+	}
+	list := c.list
+	if !bytes.Equal(list.RawIssuer, issuer.RawSubject) {
+		return nil, fmt.Errorf("the CRL is issued by %q, not by the certificate's issuer %q", list.Issuer, issuer.Subject)
+	}
+	if err := list.CheckSignatureFrom(issuer); err != nil {
+		return nil, fmt.Errorf("the CRL's signature: %v", err)
+	}
+	if list.ThisUpdate.After(now.Add(clockSkew)) {
+		return nil, fmt.Errorf("the CRL is not valid before %s", list.ThisUpdate.UTC().Format(time.RFC3339))
+	}
+	if !list.NextUpdate.IsZero() && list.NextUpdate.Before(now.Add(-clockSkew)) {
+		return nil, fmt.Errorf("the CRL is stale (next update was due %s)", list.NextUpdate.UTC().Format(time.RFC3339))
+	}
+	return list, nil
+}
+
+// parseCRL takes a CRL in DER, as distribution points serve it, or in
+// PEM, which the JDK reads too.
+func parseCRL(raw []byte) (*x509.RevocationList, error) {
+	if b, _ := pem.Decode(raw); b != nil && b.Type == "X509 CRL" {
+		raw = b.Bytes
+	}
+	list, err := x509.ParseRevocationList(raw)
+	if err != nil {
+		return nil, fmt.Errorf("not a CRL: %v", err)
+	}
+	return list, nil
+}
+
+// fetch reads a distribution point: http, https or file URLs, as the
+// JDK's URICertStore reads them (it also takes ldap, which gozk does not).
+func (r *revocationChecker) fetch(dp string) ([]byte, error) {
+	u, err := url.Parse(dp)
+	if err != nil {
+		return nil, fmt.Errorf("not a URL: %v", err)
+	}
+	switch u.Scheme {
+	case "http", "https":
+		resp, err := r.client.Get(dp)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("HTTP status %s", resp.Status)
+		}
+		return readBounded(resp.Body)
+	case "file":
+		f, err := os.Open(u.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readBounded(f)
+	}
+	return nil, fmt.Errorf("the %q scheme is not supported (http, https and file are)", u.Scheme)
+}
+
+func readBounded(rd io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(rd, maxRevocationBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxRevocationBody {
+		return nil, fmt.Errorf("larger than %d bytes", maxRevocationBody)
+	}
+	return b, nil
+}
+
+// checkOCSP asks the responder, as the JDK does (a POST of the DER
+// request), and checks that the answer is signed by the issuer or a
+// responder it delegated to, is about this certificate and is current.
+func (r *revocationChecker) checkOCSP(responder string, cert, issuer *x509.Certificate) error {
+	req, err := ocsp.CreateRequest(cert, issuer, nil)
+	if err != nil {
+		return err
+	}
+	if u, err := url.Parse(responder); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return errors.New("not an http or https URL")
+	}
+	resp, err := r.client.Post(responder, "application/ocsp-request", bytes.NewReader(req))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP status %s", resp.Status)
+	}
+	raw, err := readBounded(resp.Body)
+	if err != nil {
+		return err
+	}
+	ans, err := ocsp.ParseResponseForCert(raw, cert, issuer)
+	if err != nil {
+		return fmt.Errorf("the response: %v", err)
+	}
+	now := r.now()
+	if ans.ThisUpdate.After(now.Add(clockSkew)) {
+		return fmt.Errorf("the response is not valid before %s", ans.ThisUpdate.UTC().Format(time.RFC3339))
+	}
+	if !ans.NextUpdate.IsZero() && ans.NextUpdate.Before(now.Add(-clockSkew)) {
+		return fmt.Errorf("the response is stale (next update was due %s)", ans.NextUpdate.UTC().Format(time.RFC3339))
+	}
+	switch ans.Status {
+	case ocsp.Good:
+		return nil
+	case ocsp.Revoked:
+		return fmt.Errorf("%w (OCSP %s: reason %s, since %s)", errRevoked, responder,
+			reasonName(ans.RevocationReason), ans.RevokedAt.UTC().Format(time.RFC3339))
+	}
+	return errors.New("the responder does not know the certificate")
+}
+
+// reasonName is a CRL reason code (RFC 5280) as the JDK prints it.
+func reasonName(code int) string {
+	names := []string{"UNSPECIFIED", "KEY_COMPROMISE", "CA_COMPROMISE", "AFFILIATION_CHANGED",
+		"SUPERSEDED", "CESSATION_OF_OPERATION", "CERTIFICATE_HOLD", "UNUSED", "REMOVE_FROM_CRL",
+		"PRIVILEGE_WITHDRAWN", "AA_COMPROMISE"}
+	if code >= 0 && code < len(names) {
+		return names[code]
+	}
+	return fmt.Sprint(code)
+}
