@@ -463,3 +463,43 @@ func tlsportBare(t *testing.T, addr string, certs *certtest.Set, b *certtest.Bun
 	hr.Decode(r)
 	return []string{fmt.Sprintf("session %v", r.Err() == nil && hr.TimeOut > 0)}
 }
+
+// TestTLSRevocation: with ssl.crl=true a client whose certificate the
+// CA's CRL lists is refused by both servers, and one it does not list
+// is served, for the Java client, kazoo and a bare TLS client; a client certificate that names no CRL is refused too (its
+// status cannot be determined). The CRL is served on loopback by the
+// test's CA.
+func TestTLSRevocation(t *testing.T) {
+	certs := tlsportCerts(t)
+	rev := certs.ServeRevocations(t)
+	good := certs.IssueExt(t, "crl-good", "/O=gozk test/OU=clients/CN=crl-good", rev.Extensions(true, false))
+	revoked := certs.IssueExt(t, "crl-revoked", "/O=gozk test/OU=clients/CN=crl-revoked", rev.Extensions(true, false))
+	rev.Revoke(t, revoked)
+	servers := tlsportServers(t, certs, true, "ssl.crl=true")
+	prog := javaprog.Compile(t, "TlsClient", tlsportClientJars(), "testdata/TlsClient.java")
+	javaConnects := func(addr string, b certtest.Bundle) []string {
+		run := prog.Run(t, 2*time.Minute, nil, addr, "zk", b.P12, certs.Trust.P12, certs.Password, "8", "get:/")
+		return tlsportFacts(run.Log)
+	}
+	cases := []struct {
+		name string
+		run  func(s tlsportServer) []string
+	}{
+		{"java client not revoked", func(s tlsportServer) []string { return javaConnects(s.tls, good) }},
+		{"java client revoked", func(s tlsportServer) []string { return javaConnects(s.tls, revoked) }},
+		{"java client without a CRL distribution point", func(s tlsportServer) []string { return javaConnects(s.tls, certs.Clients[0]) }},
+		{"kazoo revoked", func(s tlsportServer) []string { return tlsportKazoo(t, s.tls, certs, &revoked, "get:/") }},
+		{"bare TLS not revoked", func(s tlsportServer) []string { return tlsportBare(t, s.tls, certs, &good, true) }},
+		{"bare TLS revoked", func(s tlsportServer) []string { return tlsportBare(t, s.tls, certs, &revoked, true) }},
+	}
+	for _, c := range cases {
+		facts := map[string][]string{}
+		for _, s := range servers {
+			facts[s.name] = c.run(s)
+		}
+		tlsportSame(t, c.name, facts)
+	}
+	if n := rev.Requests("/ca.crl"); n == 0 {
+		t.Fatal("no server fetched the CRL")
+	}
+}
