@@ -8,10 +8,12 @@
 // loopback (internal/kdctest).
 //
 //   - tlsconf_test.go: gozk's TLS configurations against ZooKeeper's own
-//     X509Util classes at the other end of the handshake.
+//     X509Util classes at the other end of the handshake, revocation
+//     checking (ssl.crl, ssl.ocsp) against the test CA's CRL and OCSP
+//     responder included.
 //   - tlsport_test.go: the secure client port and client.portUnification
-//     with every client, x509 ACLs and the x509 super user, and the
-//     refusals (untrusted, expired or missing certificate, plaintext on
+//     with every client, x509 ACLs and the x509 super user, the refusals
+//     (untrusted, expired, revoked or missing certificate, plaintext on
 //     the TLS port, TLS on a plain port).
 //   - sasl_test.go: SASL DIGEST-MD5 on the client port with the Java
 //     client and kazoo; wrong passwords, sasl ACLs, superUser,
