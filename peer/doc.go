@@ -52,6 +52,10 @@
 // revalidations and touches go on to the leader through the follower's
 // connection, their syncs in line with the follower's own. An observer
 // then takes the voters' observer masters in turn instead of the leader.
+// An observer pauses as Java's does: a random wait below
+// zookeeper.observer.election.DelayMs before electing again, and below
+// zookeeper.observer.reconnectDelayMs before dialling the leader or after
+// trying every master.
 //
 // With sslQuorum or portUnification (tls.go) the quorum port, the
 // learner's dial and the election port go through quorum/quorumtls with
