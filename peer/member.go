@@ -428,13 +428,13 @@ func (m *Member) nextObserverMaster() (id int64, addrs []string, allTried bool) 
 	return id, addrs, allTried
 }
 
-// observerPause waits a random time below max, Java's observer jitter,
-// or until ctx is done.
-func (m *Member) observerPause(ctx context.Context, max time.Duration, why string) {
-	if max <= 0 || ctx.Err() != nil {
+// observerPause waits a random time below limit, Java's observer
+// jitter, or until ctx is done.
+func (m *Member) observerPause(ctx context.Context, limit time.Duration, why string) {
+	if limit <= 0 || ctx.Err() != nil {
 		return
 	}
-	d := rand.N(max)
+	d := rand.N(limit)
 	m.log.Info().Dur("waitMs", d).Msg(why)
 	t := time.NewTimer(d)
 	defer t.Stop()
