@@ -86,7 +86,7 @@ type writer struct {
 	// sessionID and passwd reattach the session after a loss.
 	sessionID int64
 	passwd    []byte
-	killedAt  *atomic.Int64 // unix ns of the kill, 0 before it
+	killedAt  *atomic.Int64 // unix ns of the leader's death, 0 before it
 	// ackAfterKill is when the first write issued after the kill was
 	// acknowledged; written by the writer's goroutine, read after it ends.
 	ackAfterKill time.Time
@@ -227,8 +227,11 @@ func MeasureFailover(ctx context.Context, e *Ensemble, fc FailoverConfig) (*Fail
 	victim := e.Members[leader]
 	f := &Failover{Server: e.Name, Killed: victim.Name}
 	kill := time.Now()
-	killedAt.Store(kill.UnixNano())
 	victim.Stop()
+	// Only writes issued once the leader is gone count: one issued
+	// between the signal and the death may still be acknowledged by it.
+	// The times below are still taken from the signal.
+	killedAt.Store(time.Now().UnixNano())
 
 	newSession := make(chan time.Time, 1)
 	probeCtx, cancelProbes := context.WithTimeout(ctx, fc.Limit)

@@ -76,9 +76,11 @@ func TestWriterReconnectsAfterLoss(t *testing.T) {
 		defer close(done)
 		w.run(stop)
 	}()
+	c.abort() // the server "went away"
+	// Marked once the connection is gone, as MeasureFailover marks the
+	// leader's death: a write issued before could still be answered.
 	kill := time.Now()
 	killedAt.Store(kill.UnixNano())
-	c.abort() // the server "went away"
 	select {
 	case <-w.acked:
 	case <-time.After(time.Minute):
