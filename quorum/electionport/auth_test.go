@@ -75,11 +75,11 @@ func authEnsemble(t *testing.T, tokens map[int64]string) (map[int64]*Manager, ma
 func TestAuthenticationBothWays(t *testing.T) {
 	ms, _, seen := authEnsemble(t, map[int64]string{1: "ok1", 2: "ok2"})
 	ms[1].Send(2, []byte("to 2"))
-	if msg := receive(t, ms[2]); msg.From != 1 || string(msg.Payload) != "to 2" {
+	if msg := receiveNudged(t, ms[2], ms); msg.From != 1 || string(msg.Payload) != "to 2" {
 		t.Fatalf("2 got %+v", msg)
 	}
 	ms[2].Send(1, []byte("to 1"))
-	if msg := receive(t, ms[1]); msg.From != 2 || string(msg.Payload) != "to 1" {
+	if msg := receiveNudged(t, ms[1], ms); msg.From != 2 || string(msg.Payload) != "to 1" {
 		t.Fatalf("1 got %+v", msg)
 	}
 	if s := seen(2); len(s) == 0 || s[0] != "ok1" {
