@@ -198,7 +198,7 @@ func TestSendSlotKeepsOnlyTheNewest(t *testing.T) {
 	}
 	defer m2.Close()
 	m.ConnectAll()
-	msg := receive(t, m2)
+	msg := receiveNudged(t, m2, map[int64]*Manager{1: m, 2: m2})
 	if !bytes.Equal(msg.Payload, []byte{4}) {
 		t.Fatalf("got %v, want the newest message [4]", msg.Payload)
 	}
