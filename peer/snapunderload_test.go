@@ -21,7 +21,10 @@ func TestSnapUnderLoadFromGozkLeader(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 20000 nodes")
 	}
-	paths := writeEnsemble(t, t.TempDir(), 3, "forceSnapshotSync=true")
+	// 16 writers under the race detector can keep a loaded machine's
+	// follower from acknowledging within the usual 1 s syncLimit, and a
+	// leader that steps down closes the writers' connection: 5 s here.
+	paths := writeEnsemble(t, t.TempDir(), 3, "forceSnapshotSync=true", "syncLimit=50")
 	leader := waitRoles(t, startMember(t, paths[0]), startMember(t, paths[1]))
 	c := clientOf(t, leader)
 	acl := gozk.WorldACL(gozk.PermAll)
