@@ -21,10 +21,12 @@ func TestSnapUnderLoadFromGozkLeader(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 20000 nodes")
 	}
-	// 16 writers under the race detector can keep a loaded machine's
-	// follower from acknowledging within the usual 1 s syncLimit, and a
-	// leader that steps down closes the writers' connection: 5 s here.
-	paths := writeEnsemble(t, t.TempDir(), 3, "forceSnapshotSync=true", "syncLimit=50")
+	// 16 writers under the race detector on a loaded machine: with the
+	// ensemble's tickTime of 100 ms the session would be held to 2 s,
+	// and go-zookeeper drops a connection silent for two thirds of it;
+	// the follower gets 5 s to acknowledge, so the leader does not step
+	// down under the load either.
+	paths := writeEnsemble(t, t.TempDir(), 3, "forceSnapshotSync=true", "syncLimit=50", "maxSessionTimeout=20000")
 	leader := waitRoles(t, startMember(t, paths[0]), startMember(t, paths[1]))
 	c := clientOf(t, leader)
 	acl := gozk.WorldACL(gozk.PermAll)
