@@ -59,6 +59,10 @@ type revocationChecker struct {
 type cachedCRL struct {
 	list    *x509.RevocationList
 	fetched time.Time
+	// signedBy is the issuer certificate (DER) whose key the CRL's
+	// signature was checked with, so that a cached CRL is not hashed and
+	// verified again on every handshake.
+	signedBy []byte
 }
 
 func newRevocationChecker(useOCSP bool) *revocationChecker {
@@ -172,8 +176,16 @@ func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*x509.Revo
 	if !bytes.Equal(list.RawIssuer, issuer.RawSubject) {
 		return nil, fmt.Errorf("the CRL is issued by %q, not by the certificate's issuer %q", list.Issuer, issuer.Subject)
 	}
-	if err := list.CheckSignatureFrom(issuer); err != nil {
-		return nil, fmt.Errorf("the CRL's signature: %v", err)
+	if !bytes.Equal(c.signedBy, issuer.Raw) {
+		if err := list.CheckSignatureFrom(issuer); err != nil {
+			return nil, fmt.Errorf("the CRL's signature: %v", err)
+		}
+		c.signedBy = issuer.Raw
+		r.mu.Lock()
+		if cur, ok := r.crls[dp]; ok && cur.list == list {
+			r.crls[dp] = c
+		}
+		r.mu.Unlock()
 	}
 	if list.ThisUpdate.After(now.Add(clockSkew)) {
 		return nil, fmt.Errorf("the CRL is not valid before %s", list.ThisUpdate.UTC().Format(time.RFC3339))
@@ -237,8 +249,9 @@ func readBounded(rd io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// checkOCSP asks the responder, as the JDK does (a POST of the DER
-// request), and checks that the answer is signed by the issuer or a
+// checkOCSP asks the responder with a POST of the DER request (the JDK
+// sends a short request as a GET; POST is what RFC 6960 requires every
+// responder to take), and checks that the answer is signed by the issuer or a
 // responder it delegated to, is about this certificate and is current.
 func (r *revocationChecker) checkOCSP(responder string, cert, issuer *x509.Certificate) error {
 	req, err := ocsp.CreateRequest(cert, issuer, nil)
@@ -281,13 +294,14 @@ func (r *revocationChecker) checkOCSP(responder string, cert, issuer *x509.Certi
 	return errors.New("the responder does not know the certificate")
 }
 
-// reasonName is a CRL reason code (RFC 5280) as the JDK prints it.
+// reasonNames are the CRL reason codes (RFC 5280) as the JDK prints them.
+var reasonNames = [...]string{"UNSPECIFIED", "KEY_COMPROMISE", "CA_COMPROMISE", "AFFILIATION_CHANGED",
+	"SUPERSEDED", "CESSATION_OF_OPERATION", "CERTIFICATE_HOLD", "UNUSED", "REMOVE_FROM_CRL",
+	"PRIVILEGE_WITHDRAWN", "AA_COMPROMISE"}
+
 func reasonName(code int) string {
-	names := []string{"UNSPECIFIED", "KEY_COMPROMISE", "CA_COMPROMISE", "AFFILIATION_CHANGED",
-		"SUPERSEDED", "CESSATION_OF_OPERATION", "CERTIFICATE_HOLD", "UNUSED", "REMOVE_FROM_CRL",
-		"PRIVILEGE_WITHDRAWN", "AA_COMPROMISE"}
-	if code >= 0 && code < len(names) {
-		return names[code]
+	if code >= 0 && code < len(reasonNames) {
+		return reasonNames[code]
 	}
 	return fmt.Sprint(code)
 }

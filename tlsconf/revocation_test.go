@@ -1,7 +1,13 @@
 package tlsconf
 
 import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +105,52 @@ func testRevocation(t *testing.T, set *certtest.Set) {
 			t.Fatalf("after the recheck interval: %v, want revoked", err)
 		}
 	})
+}
+
+// TestCachedCRLSignatureChecked: a cached CRL that is not signed by the
+// certificate's issuer (same name, another key) is refused on every
+// use, not only when first fetched.
+func TestCachedCRLSignatureChecked(t *testing.T) {
+	newCA := func() (*x509.Certificate, *ecdsa.PrivateKey) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "same CA"},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+			BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign, SubjectKeyId: []byte{1}}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := x509.ParseCertificate(der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cert, key
+	}
+	issuer, _ := newCA()
+	impostor, impostorKey := newCA()
+	der, err := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{Number: big.NewInt(1),
+		ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour)}, impostor, impostorKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := x509.ParseRevocationList(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRevocationChecker(false)
+	r.crls["http://crl.invalid/ca.crl"] = cachedCRL{list: list, fetched: time.Now()}
+	for i := range 2 {
+		if _, err := r.crl("http://crl.invalid/ca.crl", issuer); err == nil || !strings.Contains(err.Error(), "the CRL's signature") {
+			t.Fatalf("use %d: %v, want the signature refused", i+1, err)
+		}
+	}
+	if _, err := r.crl("http://crl.invalid/ca.crl", impostor); err != nil {
+		t.Fatalf("checked against the key that signed it: %v", err)
+	}
+	if !bytes.Equal(r.crls["http://crl.invalid/ca.crl"].signedBy, impostor.Raw) {
+		t.Fatal("the checked signature was not remembered")
+	}
 }
