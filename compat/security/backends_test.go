@@ -99,6 +99,32 @@ func kazooPython(t *testing.T, modules []string, packages string) string {
 	return py
 }
 
+// kazooStartSASL is Python for the kazoo scripts that log in with SASL:
+// startSeeingConnected(zk, wait) starts the client and is true once
+// its session is connected, even when the SASL login that follows fails
+// at once. kazoo's own start() cannot be used for that: it sets
+// "connected", runs the login, and on a refusal clears "connected"
+// again; a server that refuses fast enough (Java's, on a loaded
+// machine) clears it before start() looks, and start() then reports a
+// time-out for a session that was made and refused.
+const kazooStartSASL = `
+import threading
+from kazoo.protocol.states import KazooState
+
+def startSeeingConnected(zk, wait):
+    connected = threading.Event()
+    def listen(state):
+        if state == KazooState.CONNECTED:
+            connected.set()
+    zk.add_listener(listen)
+    zk.start_async()
+    if connected.wait(wait):
+        return True
+    zk.stop()
+    zk.close()
+    return False
+`
+
 // tailBytes is the last n bytes of s.
 func tailBytes(s string, n int) string {
 	if len(s) > n {

@@ -129,15 +129,17 @@ func krbProbeLines(out string) []string {
 // krbKazooScript authenticates with GSSAPI through kazoo, then creates the
 // path with a sasl ACL or reads it, and prints the outcome as the Java
 // probe does.
-const krbKazooScript = `
+const krbKazooScript = kazooStartSASL + `
 import sys
 from kazoo.client import KazooClient
 from kazoo.security import make_acl
 from kazoo.exceptions import NoAuthError, AuthFailedError
 hosts, principal, path, acl_id = sys.argv[1:5]
 zk = KazooClient(hosts=hosts, timeout=30, sasl_options={'mechanism': 'GSSAPI', 'principal': principal})
+if not startSeeingConnected(zk, 60):
+    print('START timeout')
+    sys.exit(0)
 try:
-    zk.start(timeout=60)
     print('START ok')
     if acl_id == '-':
         zk.get(path)

@@ -104,25 +104,19 @@ func digestProbeLines(out string) []string {
 }
 
 // digestKazooScript logs in with DIGEST-MD5 through kazoo (pure-sasl):
-// start() returns even when SASL fails, and the failure shows as
-// AuthFailedError on the first request. It
+// the session is connected before the login, and a failed login shows
+// as AuthFailedError on the first request. It
 // then creates PATH with a sasl ACL or reads it, printing lines as the
 // Java probe does.
-const digestKazooScript = `
+const digestKazooScript = kazooStartSASL + `
 import sys
 from kazoo.client import KazooClient
 from kazoo.security import make_acl
-from kazoo.exceptions import NoAuthError, AuthFailedError, KazooException
-from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.exceptions import NoAuthError, KazooException
 hosts, user, password, path, acl_id = sys.argv[1:6]
 zk = KazooClient(hosts=hosts, timeout=10, connection_retry={'max_tries': 1},
                  sasl_options={'mechanism': 'DIGEST-MD5', 'username': user, 'password': password})
-try:
-    zk.start(timeout=30)
-except AuthFailedError:
-    print('EVENT AuthFailed')
-    sys.exit(0)
-except KazooTimeoutError:
+if not startSeeingConnected(zk, 30):
     print('EVENT Timeout')
     sys.exit(0)
 print('EVENT Connected')
