@@ -73,6 +73,8 @@
 // of the peer's path but the anchor is checked by OCSP first (ssl.ocsp,
 // when the certificate names a responder), else by the CRLs at its
 // distribution points; revoked or undetermined is refused (revocation.go).
+// A distribution point is downloaded at most once per 30 s, success or
+// failure, and once at a time, as the JDK's URICertStore does.
 //
 // # Reload
 //

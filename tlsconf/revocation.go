@@ -3,6 +3,7 @@ package tlsconf
 import (
 	"bytes"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -53,15 +54,30 @@ type revocationChecker struct {
 	now    func() time.Time
 
 	mu   sync.Mutex
-	crls map[string]cachedCRL // by distribution point URL
+	crls map[string]*crlCheck // the latest check of each distribution point, by URL
 }
 
-type cachedCRL struct {
-	list    *x509.RevocationList
-	fetched time.Time
+// crlCheck is one download of a distribution point's CRL and what came
+// of it, kept for crlRecheck as the JDK's URICertStore keeps it: the
+// CRL, or the failure, which is remembered too (the JDK forgets its CRL
+// when a download fails and does not try again for 30 s), so that a
+// distribution point that is down costs one download per interval and
+// not one per handshake. Handshakes that need the CRL while it is being
+// downloaded wait for that download instead of starting their own.
+type crlCheck struct {
+	done    chan struct{} // closed once the fields below are set
+	started time.Time
+
+	list *x509.RevocationList
+	err  error
+	// lastModified is the response's Last-Modified (a file's
+	// modification time), sent as If-Modified-Since on the next download;
+	// a CRL not modified since is not downloaded or parsed again.
+	lastModified string
+
 	// signedBy is the issuer certificate (DER) whose key the CRL's
 	// signature was checked with, so that a cached CRL is not hashed and
-	// verified again on every handshake.
+	// verified again on every handshake. Guarded by the checker's mu.
 	signedBy []byte
 }
 
@@ -70,7 +86,7 @@ func newRevocationChecker(useOCSP bool) *revocationChecker {
 		ocsp:   useOCSP,
 		client: &http.Client{Timeout: fetchTimeout},
 		now:    time.Now,
-		crls:   map[string]cachedCRL{},
+		crls:   map[string]*crlCheck{},
 	}
 }
 
@@ -150,41 +166,32 @@ func (r *revocationChecker) checkCRL(dp string, cert, issuer *x509.Certificate) 
 	return nil
 }
 
-// crl is the distribution point's CRL, from the cache while it is recent,
-// checked as the JDK checks it: issued by the certificate's issuer,
-// signed with its key, and current.
+// crl is the distribution point's CRL, from the latest download while it
+// is recent, checked as the JDK checks it: issued by the certificate's
+// issuer, signed with its key, and current.
 func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*x509.RevocationList, error) {
 	now := r.now()
-	r.mu.Lock()
-	c, ok := r.crls[dp]
-	r.mu.Unlock()
-	if !ok || now.Sub(c.fetched) >= crlRecheck || now.Before(c.fetched) {
-		raw, err := r.fetch(dp)
-		if err != nil {
-			return nil, err
+	c := r.latestCRL(dp, now)
+	if c.err != nil {
+		if c.started.Equal(now) {
+			return nil, c.err
 		}
-		list, err := parseCRL(raw)
-		if err != nil {
-			return nil, err
-		}
-		c = cachedCRL{list: list, fetched: now}
-		r.mu.Lock()
-		r.crls[dp] = c
-		r.mu.Unlock()
+		return nil, fmt.Errorf("%w (the download %s ago; the next is not tried before %s have passed)",
+			c.err, now.Sub(c.started).Round(time.Second), crlRecheck)
 	}
 	list := c.list
 	if !bytes.Equal(list.RawIssuer, issuer.RawSubject) {
 		return nil, fmt.Errorf("the CRL is issued by %q, not by the certificate's issuer %q", list.Issuer, issuer.Subject)
 	}
-	if !bytes.Equal(c.signedBy, issuer.Raw) {
+	r.mu.Lock()
+	checked := bytes.Equal(c.signedBy, issuer.Raw)
+	r.mu.Unlock()
+	if !checked {
 		if err := list.CheckSignatureFrom(issuer); err != nil {
 			return nil, fmt.Errorf("the CRL's signature: %v", err)
 		}
-		c.signedBy = issuer.Raw
 		r.mu.Lock()
-		if cur, ok := r.crls[dp]; ok && cur.list == list {
-			r.crls[dp] = c
-		}
+		c.signedBy = issuer.Raw
 		r.mu.Unlock()
 	}
 	if list.ThisUpdate.After(now.Add(clockSkew)) {
@@ -194,6 +201,54 @@ func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*x509.Revo
 		return nil, fmt.Errorf("the CRL is stale (next update was due %s)", list.NextUpdate.UTC().Format(time.RFC3339))
 	}
 	return list, nil
+}
+
+// latestCRL is the distribution point's latest download once it has
+// ended: the one in progress, the last one while it is recent, or a new
+// one.
+func (r *revocationChecker) latestCRL(dp string, now time.Time) *crlCheck {
+	r.mu.Lock()
+	prev := r.crls[dp]
+	if prev != nil {
+		select {
+		case <-prev.done:
+			if age := now.Sub(prev.started); age >= 0 && age < crlRecheck {
+				r.mu.Unlock()
+				return prev
+			}
+		default: // another handshake is downloading it
+			r.mu.Unlock()
+			<-prev.done
+			return prev
+		}
+	}
+	c := &crlCheck{done: make(chan struct{}), started: now}
+	r.crls[dp] = c
+	r.mu.Unlock()
+
+	var since string
+	if prev != nil && prev.list != nil {
+		since = prev.lastModified
+	}
+	raw, modified, err := r.fetch(dp, since)
+	switch {
+	case err != nil:
+		c.err = err
+	case since != "" && (raw == nil || modified == since):
+		// Not modified: the CRL already checked is kept, its
+		// signature check too.
+		c.list, c.lastModified = prev.list, since
+		r.mu.Lock()
+		c.signedBy = prev.signedBy
+		r.mu.Unlock()
+	default:
+		c.list, c.err = parseCRL(raw)
+		if c.err == nil {
+			c.lastModified = modified
+		}
+	}
+	close(c.done)
+	return c
 }
 
 // parseCRL takes a CRL in DER, as distribution points serve it, or in
@@ -211,31 +266,51 @@ func parseCRL(raw []byte) (*x509.RevocationList, error) {
 
 // fetch reads a distribution point: http, https or file URLs, as the
 // JDK's URICertStore reads them (it also takes ldap, which gozk does not).
-func (r *revocationChecker) fetch(dp string) ([]byte, error) {
+// modified is the response's Last-Modified (a file's modification time).
+// With since set, the request is conditional and a 304 answer is a nil
+// body with modified = since.
+func (r *revocationChecker) fetch(dp, since string) (body []byte, modified string, err error) {
 	u, err := url.Parse(dp)
 	if err != nil {
-		return nil, fmt.Errorf("not a URL: %v", err)
+		return nil, "", fmt.Errorf("not a URL: %v", err)
 	}
 	switch u.Scheme {
 	case "http", "https":
-		resp, err := r.client.Get(dp)
+		req, err := http.NewRequest(http.MethodGet, dp, nil)
 		if err != nil {
-			return nil, err
+			return nil, "", err
+		}
+		if since != "" {
+			req.Header.Set("If-Modified-Since", since)
+		}
+		resp, err := r.client.Do(req)
+		if err != nil {
+			return nil, "", err
 		}
 		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("HTTP status %s", resp.Status)
+		if resp.StatusCode == http.StatusNotModified && since != "" {
+			return nil, since, nil
 		}
-		return readBounded(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return nil, "", fmt.Errorf("HTTP status %s", resp.Status)
+		}
+		body, err := readBounded(resp.Body)
+		return body, resp.Header.Get("Last-Modified"), err
 	case "file":
 		f, err := os.Open(u.Path)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		defer f.Close()
-		return readBounded(f)
+		if fi, err := f.Stat(); err == nil {
+			// Compared, never sent: to the nanosecond, so that a CRL
+			// replaced within the second is read.
+			modified = fi.ModTime().UTC().Format(time.RFC3339Nano)
+		}
+		body, err := readBounded(f)
+		return body, modified, err
 	}
-	return nil, fmt.Errorf("the %q scheme is not supported (http, https and file are)", u.Scheme)
+	return nil, "", fmt.Errorf("the %q scheme is not supported (http, https and file are)", u.Scheme)
 }
 
 func readBounded(rd io.Reader) ([]byte, error) {
@@ -249,10 +324,15 @@ func readBounded(rd io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// checkOCSP asks the responder with a POST of the DER request (the JDK
-// sends a short request as a GET; POST is what RFC 6960 requires every
-// responder to take), and checks that the answer is signed by the issuer or a
-// responder it delegated to, is about this certificate and is current.
+// maxOCSPGetURL is the longest URL the JDK sends an OCSP request in as a
+// GET (RFC 5019's 255 bytes); longer requests are POSTed.
+const maxOCSPGetURL = 255
+
+// checkOCSP asks the responder as the JDK asks it (a GET of the base64
+// request after the responder's URL when that is short enough, else a
+// POST of the DER request), and checks that the answer is signed by the
+// issuer or a responder it delegated to, is about this certificate and is
+// current.
 func (r *revocationChecker) checkOCSP(responder string, cert, issuer *x509.Certificate) error {
 	req, err := ocsp.CreateRequest(cert, issuer, nil)
 	if err != nil {
@@ -261,7 +341,12 @@ func (r *revocationChecker) checkOCSP(responder string, cert, issuer *x509.Certi
 	if u, err := url.Parse(responder); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return errors.New("not an http or https URL")
 	}
-	resp, err := r.client.Post(responder, "application/ocsp-request", bytes.NewReader(req))
+	var resp *http.Response
+	if get := ocspGetURL(responder, req); len(get) <= maxOCSPGetURL {
+		resp, err = r.client.Get(get)
+	} else {
+		resp, err = r.client.Post(responder, "application/ocsp-request", bytes.NewReader(req))
+	}
 	if err != nil {
 		return err
 	}
@@ -292,6 +377,15 @@ func (r *revocationChecker) checkOCSP(responder string, cert, issuer *x509.Certi
 			reasonName(ans.RevocationReason), ans.RevokedAt.UTC().Format(time.RFC3339))
 	}
 	return errors.New("the responder does not know the certificate")
+}
+
+// ocspGetURL is the GET form of an OCSP request (RFC 6960, appendix A):
+// the responder's URL, a slash, and the request in base64, URL-encoded.
+func ocspGetURL(responder string, req []byte) string {
+	if !strings.HasSuffix(responder, "/") {
+		responder += "/"
+	}
+	return responder + url.QueryEscape(base64.StdEncoding.EncodeToString(req))
 }
 
 // reasonNames are the CRL reason codes (RFC 5280) as the JDK prints them.

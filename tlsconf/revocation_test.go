@@ -8,7 +8,13 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,6 +89,52 @@ func testRevocation(t *testing.T, set *certtest.Set) {
 		})
 	}
 
+	t.Run("ocsp asks with a GET when the request is short, else a POST", func(t *testing.T) {
+		cert, ca := readPEMCert(t, good.CertPEM), readPEMCert(t, set.CA.CertPEM)
+		r := newRevocationChecker(true)
+		gets, posts := rev.Requests("GET /ocsp"), rev.Requests("POST /ocsp")
+		if err := r.checkOCSP(rev.OCSPURL, cert, ca); err != nil {
+			t.Fatal(err)
+		}
+		// A responder URL long enough that the GET form passes 255
+		// bytes (the test responder takes any path below /ocsp/).
+		long := rev.OCSPURL + "/" + strings.Repeat("x", 200)
+		if err := r.checkOCSP(long, cert, ca); err != nil {
+			t.Fatal(err)
+		}
+		if g, p := rev.Requests("GET /ocsp")-gets, rev.Requests("POST /ocsp")-posts; g != 1 || p != 1 {
+			t.Fatalf("%d GETs and %d POSTs, want one of each", g, p)
+		}
+	})
+
+	t.Run("a failed CRL download is remembered for the recheck interval", func(t *testing.T) {
+		r := newRevocationChecker(false)
+		now := time.Now()
+		r.now = func() time.Time { return now }
+		chain := []*x509.Certificate{readPEMCert(t, good.CertPEM), readPEMCert(t, set.CA.CertPEM)}
+		rev.SetCRLDown(true)
+		if err := r.checkChain(chain); err == nil || !strings.Contains(err.Error(), "HTTP status 503") {
+			t.Fatalf("CRL down: %v", err)
+		}
+		rev.SetCRLDown(false)
+		fetched := rev.Requests("/ca.crl")
+		now = now.Add(crlRecheck - time.Second)
+		err := r.checkChain(chain)
+		if err == nil || !strings.Contains(err.Error(), "HTTP status 503") || !strings.Contains(err.Error(), "the download 29s ago") {
+			t.Fatalf("within the recheck interval of a failed download: %v, want that failure again", err)
+		}
+		if rev.Requests("/ca.crl") != fetched {
+			t.Fatal("the CRL was downloaded again within the recheck interval of a failure")
+		}
+		now = now.Add(time.Second)
+		if err := r.checkChain(chain); err != nil {
+			t.Fatalf("once the interval is over: %v", err)
+		}
+		if rev.Requests("/ca.crl") != fetched+1 {
+			t.Fatalf("%d downloads after the interval, want 1", rev.Requests("/ca.crl")-fetched)
+		}
+	})
+
 	t.Run("a new revocation is seen once the cached CRL is rechecked", func(t *testing.T) {
 		late := set.IssueExt(t, "rev-late", "/O=gozk test/CN=rev-late", rev.Extensions(true, false))
 		r := newRevocationChecker(false)
@@ -111,37 +163,16 @@ func testRevocation(t *testing.T, set *certtest.Set) {
 // certificate's issuer (same name, another key) is refused on every
 // use, not only when first fetched.
 func TestCachedCRLSignatureChecked(t *testing.T) {
-	newCA := func() (*x509.Certificate, *ecdsa.PrivateKey) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "same CA"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-			BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign, SubjectKeyId: []byte{1}}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cert, err := x509.ParseCertificate(der)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cert, key
-	}
-	issuer, _ := newCA()
-	impostor, impostorKey := newCA()
-	der, err := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{Number: big.NewInt(1),
-		ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour)}, impostor, impostorKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := x509.ParseRevocationList(der)
+	issuer, _ := newTestCA(t)
+	impostor, impostorKey := newTestCA(t)
+	list, err := x509.ParseRevocationList(newTestCRL(t, impostor, impostorKey))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := newRevocationChecker(false)
-	r.crls["http://crl.invalid/ca.crl"] = cachedCRL{list: list, fetched: time.Now()}
+	done := make(chan struct{})
+	close(done)
+	r.crls["http://crl.invalid/ca.crl"] = &crlCheck{done: done, started: time.Now(), list: list}
 	for i := range 2 {
 		if _, err := r.crl("http://crl.invalid/ca.crl", issuer); err == nil || !strings.Contains(err.Error(), "the CRL's signature") {
 			t.Fatalf("use %d: %v, want the signature refused", i+1, err)
@@ -152,5 +183,187 @@ func TestCachedCRLSignatureChecked(t *testing.T) {
 	}
 	if !bytes.Equal(r.crls["http://crl.invalid/ca.crl"].signedBy, impostor.Raw) {
 		t.Fatal("the checked signature was not remembered")
+	}
+}
+
+// newTestCA is a self-signed CA named "same CA" with a fresh key.
+func newTestCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "same CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign, SubjectKeyId: []byte{1}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+// newTestCRL is an empty CRL (DER) signed by ca, current for an hour.
+func newTestCRL(t *testing.T, ca *x509.Certificate, key *ecdsa.PrivateKey) []byte {
+	t.Helper()
+	der, err := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{Number: big.NewInt(1),
+		ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour)}, ca, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der
+}
+
+// TestCRLDownloadedOnceAtATime: handshakes that need a CRL while it is
+// being downloaded wait for that download; a distribution point is never
+// asked twice at once.
+func TestCRLDownloadedOnceAtATime(t *testing.T) {
+	ca, key := newTestCA(t)
+	crl := newTestCRL(t, ca, key)
+	var requests atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		<-release
+		_, _ = w.Write(crl)
+	}))
+	defer srv.Close()
+	r := newRevocationChecker(false)
+	const handshakes = 8
+	errs := make(chan error, handshakes)
+	for range handshakes {
+		go func() {
+			_, err := r.crl(srv.URL+"/ca.crl", ca)
+			errs <- err
+		}()
+	}
+	// Every handshake has asked for it once the first download is under
+	// way and the others are waiting on it; then it ends.
+	for deadline := time.Now().Add(10 * time.Second); requests.Load() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("no download began")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	for range handshakes {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := requests.Load(); n != 1 {
+		t.Fatalf("%d downloads, want 1", n)
+	}
+}
+
+// TestCRLNotModified: a CRL is downloaded again after the recheck
+// interval with If-Modified-Since, as the JDK asks; a 304, or a 200 with
+// the same Last-Modified, keeps the CRL already checked, and a newer one
+// replaces it.
+func TestCRLNotModified(t *testing.T) {
+	ca, key := newTestCA(t)
+	first, second := newTestCRL(t, ca, key), newTestCRL(t, ca, key)
+	lastModified := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	var mu sync.Mutex
+	serve, answer304 := first, true
+	var sinces []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		since := req.Header.Get("If-Modified-Since")
+		sinces = append(sinces, since)
+		if since != "" && answer304 {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Last-Modified", lastModified.Format(http.TimeFormat))
+		_, _ = w.Write(serve)
+	}))
+	defer srv.Close()
+	dp := srv.URL + "/ca.crl"
+	r := newRevocationChecker(false)
+	now := time.Now()
+	r.now = func() time.Time { return now }
+	get := func() *x509.RevocationList {
+		t.Helper()
+		list, err := r.crl(dp, ca)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+	a := get()
+	now = now.Add(crlRecheck)
+	if get() != a {
+		t.Fatal("a 304 did not keep the CRL")
+	}
+	mu.Lock()
+	answer304, serve = false, second
+	mu.Unlock()
+	now = now.Add(crlRecheck)
+	if get() != a {
+		t.Fatal("a 200 with the same Last-Modified did not keep the CRL")
+	}
+	mu.Lock()
+	lastModified = lastModified.Add(time.Minute)
+	mu.Unlock()
+	now = now.Add(crlRecheck)
+	b := get()
+	if b == a || !bytes.Equal(b.Raw, second) {
+		t.Fatal("a newer CRL did not replace the old one")
+	}
+	want := []string{"", lastModified.Add(-time.Minute).Format(http.TimeFormat),
+		lastModified.Add(-time.Minute).Format(http.TimeFormat), lastModified.Add(-time.Minute).Format(http.TimeFormat)}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(sinces, "|") != strings.Join(want, "|") {
+		t.Fatalf("If-Modified-Since sent: %q, want %q", sinces, want)
+	}
+}
+
+// TestCRLFromAFileIsReadWhenItChanges: a file distribution point is read
+// again after the interval only when its modification time has changed.
+func TestCRLFromAFileIsReadWhenItChanges(t *testing.T) {
+	ca, key := newTestCA(t)
+	path := filepath.Join(t.TempDir(), "ca.crl")
+	if err := os.WriteFile(path, newTestCRL(t, ca, key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := newRevocationChecker(false)
+	now := time.Now()
+	r.now = func() time.Time { return now }
+	dp := "file://" + path
+	a, err := r.crl(dp, ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(crlRecheck)
+	if b, err := r.crl(dp, ca); err != nil || b != a {
+		t.Fatalf("unchanged file: %v, same CRL %v", err, b == a)
+	}
+	second := newTestCRL(t, ca, key)
+	if err := os.WriteFile(path, second, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, time.Now(), time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(crlRecheck)
+	if b, err := r.crl(dp, ca); err != nil || !bytes.Equal(b.Raw, second) {
+		t.Fatalf("rewritten file: %v, new CRL read %v", err, err == nil && bytes.Equal(b.Raw, second))
+	}
+}
+
+func TestOCSPGetURL(t *testing.T) {
+	req := []byte{0xfb, 0xff, 0xfe, 0x00} // base64 "+//+AA==" has every character that must be escaped
+	for _, responder := range []string{"http://ocsp.example/", "http://ocsp.example"} {
+		if got, want := ocspGetURL(responder, req), "http://ocsp.example/%2B%2F%2F%2BAA%3D%3D"; got != want {
+			t.Errorf("%s: %s, want %s", responder, got, want)
+		}
 	}
 }

@@ -99,7 +99,7 @@ func (r *Revocations) SetStale(stale bool) { r.mu.Lock(); r.stale = stale; r.mu.
 func (r *Revocations) SetUnknown(unknown bool) { r.mu.Lock(); r.unknown = unknown; r.mu.Unlock() }
 
 // Requests is how many requests the CRL (path "/ca.crl") or the
-// responder ("/ocsp") has had.
+// responder ("/ocsp"; "GET /ocsp" and "POST /ocsp" by method) has had.
 func (r *Revocations) Requests(path string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -110,6 +110,7 @@ func (r *Revocations) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	if strings.HasPrefix(req.URL.Path, "/ocsp") {
 		r.requests["/ocsp"]++
+		r.requests[req.Method+" /ocsp"]++
 	} else {
 		r.requests[req.URL.Path]++
 	}
