@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"os"
@@ -68,8 +69,9 @@ type crlCheck struct {
 	done    chan struct{} // closed once the fields below are set
 	started time.Time
 
-	list *x509.RevocationList
-	err  error
+	list    *x509.RevocationList
+	revoked map[string]int // serial number (serialKey) to its entry in list
+	err     error
 	// lastModified is the response's Last-Modified (a file's
 	// modification time), sent as If-Modified-Since on the next download;
 	// a CRL not modified since is not downloaded or parsed again.
@@ -153,23 +155,45 @@ func (r *revocationChecker) checkCert(cert, issuer *x509.Certificate) error {
 }
 
 func (r *revocationChecker) checkCRL(dp string, cert, issuer *x509.Certificate) error {
-	list, err := r.crl(dp, issuer)
+	c, err := r.crl(dp, issuer)
 	if err != nil {
 		return err
 	}
-	for _, e := range list.RevokedCertificateEntries {
-		if e.SerialNumber != nil && e.SerialNumber.Cmp(cert.SerialNumber) == 0 {
-			return fmt.Errorf("%w (CRL %s: reason %s, since %s)", errRevoked, dp,
-				reasonName(e.ReasonCode), e.RevocationTime.UTC().Format(time.RFC3339))
-		}
+	if i, ok := c.revoked[serialKey(cert.SerialNumber)]; ok {
+		e := c.list.RevokedCertificateEntries[i]
+		return fmt.Errorf("%w (CRL %s: reason %s, since %s)", errRevoked, dp,
+			reasonName(e.ReasonCode), e.RevocationTime.UTC().Format(time.RFC3339))
 	}
 	return nil
+}
+
+// indexRevoked maps the serial numbers a CRL lists to their entries: a
+// CA's CRL can list hundreds of thousands, and every handshake looks one
+// up (the JDK's CRL keeps such a map too).
+func indexRevoked(list *x509.RevocationList) map[string]int {
+	idx := make(map[string]int, len(list.RevokedCertificateEntries))
+	for i, e := range list.RevokedCertificateEntries {
+		if e.SerialNumber == nil {
+			continue
+		}
+		if _, dup := idx[serialKey(e.SerialNumber)]; !dup {
+			idx[serialKey(e.SerialNumber)] = i
+		}
+	}
+	return idx
+}
+
+func serialKey(n *big.Int) string {
+	if n == nil {
+		return ""
+	}
+	return n.Text(16)
 }
 
 // crl is the distribution point's CRL, from the latest download while it
 // is recent, checked as the JDK checks it: issued by the certificate's
 // issuer, signed with its key, and current.
-func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*x509.RevocationList, error) {
+func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*crlCheck, error) {
 	now := r.now()
 	c := r.latestCRL(dp, now)
 	if c.err != nil {
@@ -200,7 +224,7 @@ func (r *revocationChecker) crl(dp string, issuer *x509.Certificate) (*x509.Revo
 	if !list.NextUpdate.IsZero() && list.NextUpdate.Before(now.Add(-clockSkew)) {
 		return nil, fmt.Errorf("the CRL is stale (next update was due %s)", list.NextUpdate.UTC().Format(time.RFC3339))
 	}
-	return list, nil
+	return c, nil
 }
 
 // latestCRL is the distribution point's latest download once it has
@@ -237,14 +261,14 @@ func (r *revocationChecker) latestCRL(dp string, now time.Time) *crlCheck {
 	case since != "" && (raw == nil || modified == since):
 		// Not modified: the CRL already checked is kept, its
 		// signature check too.
-		c.list, c.lastModified = prev.list, since
+		c.list, c.revoked, c.lastModified = prev.list, prev.revoked, since
 		r.mu.Lock()
 		c.signedBy = prev.signedBy
 		r.mu.Unlock()
 	default:
 		c.list, c.err = parseCRL(raw)
 		if c.err == nil {
-			c.lastModified = modified
+			c.revoked, c.lastModified = indexRevoked(c.list), modified
 		}
 	}
 	close(c.done)

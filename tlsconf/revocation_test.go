@@ -172,7 +172,7 @@ func TestCachedCRLSignatureChecked(t *testing.T) {
 	r := newRevocationChecker(false)
 	done := make(chan struct{})
 	close(done)
-	r.crls["http://crl.invalid/ca.crl"] = &crlCheck{done: done, started: time.Now(), list: list}
+	r.crls["http://crl.invalid/ca.crl"] = &crlCheck{done: done, started: time.Now(), list: list, revoked: indexRevoked(list)}
 	for i := range 2 {
 		if _, err := r.crl("http://crl.invalid/ca.crl", issuer); err == nil || !strings.Contains(err.Error(), "the CRL's signature") {
 			t.Fatalf("use %d: %v, want the signature refused", i+1, err)
@@ -291,11 +291,11 @@ func TestCRLNotModified(t *testing.T) {
 	r.now = func() time.Time { return now }
 	get := func() *x509.RevocationList {
 		t.Helper()
-		list, err := r.crl(dp, ca)
+		c, err := r.crl(dp, ca)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return list
+		return c.list
 	}
 	a := get()
 	now = now.Add(crlRecheck)
@@ -343,7 +343,7 @@ func TestCRLFromAFileIsReadWhenItChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = now.Add(crlRecheck)
-	if b, err := r.crl(dp, ca); err != nil || b != a {
+	if b, err := r.crl(dp, ca); err != nil || b.list != a.list {
 		t.Fatalf("unchanged file: %v, same CRL %v", err, b == a)
 	}
 	second := newTestCRL(t, ca, key)
@@ -354,8 +354,8 @@ func TestCRLFromAFileIsReadWhenItChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = now.Add(crlRecheck)
-	if b, err := r.crl(dp, ca); err != nil || !bytes.Equal(b.Raw, second) {
-		t.Fatalf("rewritten file: %v, new CRL read %v", err, err == nil && bytes.Equal(b.Raw, second))
+	if b, err := r.crl(dp, ca); err != nil || !bytes.Equal(b.list.Raw, second) {
+		t.Fatalf("rewritten file: %v, new CRL read %v", err, err == nil && bytes.Equal(b.list.Raw, second))
 	}
 }
 
@@ -364,6 +364,75 @@ func TestOCSPGetURL(t *testing.T) {
 	for _, responder := range []string{"http://ocsp.example/", "http://ocsp.example"} {
 		if got, want := ocspGetURL(responder, req), "http://ocsp.example/%2B%2F%2F%2BAA%3D%3D"; got != want {
 			t.Errorf("%s: %s, want %s", responder, got, want)
+		}
+	}
+}
+
+// crlListing is a CRL signed by ca listing n serial numbers, 1000 to
+// 1000+n-1, each revoked for key compromise.
+func crlListing(b testing.TB, ca *x509.Certificate, key *ecdsa.PrivateKey, n int) []byte {
+	b.Helper()
+	tmpl := &x509.RevocationList{Number: big.NewInt(1), ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour)}
+	for i := range n {
+		tmpl.RevokedCertificateEntries = append(tmpl.RevokedCertificateEntries, x509.RevocationListEntry{
+			SerialNumber: big.NewInt(int64(1000 + i)), RevocationTime: time.Now().Add(-time.Hour).Truncate(time.Second), ReasonCode: 1})
+	}
+	der, err := x509.CreateRevocationList(rand.Reader, tmpl, ca, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return der
+}
+
+// TestCRLLookupBySerial: in a CRL of many entries, each listed serial is
+// found and others are not.
+func TestCRLLookupBySerial(t *testing.T) {
+	ca, key := newTestCA(t)
+	der := crlListing(t, ca, key, 500)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(der) }))
+	defer srv.Close()
+	r := newRevocationChecker(false)
+	for _, serial := range []int64{1, 999, 1000, 1250, 1499, 1500} {
+		cert := &x509.Certificate{SerialNumber: big.NewInt(serial)}
+		err := r.checkCRL(srv.URL, cert, ca)
+		if listed := serial >= 1000 && serial < 1500; listed != (err != nil) || (listed && !strings.Contains(err.Error(), "reason KEY_COMPROMISE")) {
+			t.Errorf("serial %d: %v", serial, err)
+		}
+	}
+}
+
+// BenchmarkCRLCheckCached is the revocation check a handshake makes
+// against a cached CRL of 100,000 entries.
+func BenchmarkCRLCheckCached(b *testing.B) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bench CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign, SubjectKeyId: []byte{1}}
+	caDER, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		b.Fatal(err)
+	}
+	der := crlListing(b, ca, key, 100_000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(der) }))
+	defer srv.Close()
+	r := newRevocationChecker(false)
+	now := time.Now()
+	r.now = func() time.Time { return now }
+	good := &x509.Certificate{SerialNumber: big.NewInt(1)}
+	if err := r.checkCRL(srv.URL, good, ca); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.checkCRL(srv.URL, good, ca); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
