@@ -100,3 +100,102 @@ func TestSecurePortInCommands(t *testing.T) {
 		t.Errorf("connections:\n%s", out)
 	}
 }
+
+// TestHandshakeCountersInMntr: with
+// zookeeper.netty.server.outstandingHandshake.limit on a unified port, a
+// connection over the limit counts in zk_tls_handshake_exceeded alone; a
+// failed handshake in zk_unsuccessful_handshake and zk_auth_failed_count,
+// as on Java; srst zeroes the first two.
+func TestHandshakeCountersInMntr(t *testing.T) {
+	cert, pool := selfSigned(t)
+	cmds := New(Options{Version: FullVersion("test", time.Now()), InitialConfig: "tickTime=2000\n"})
+	cfg := server.Defaults()
+	cfg.ClientAddr = "127.0.0.1:0"
+	cfg.PortUnification = true
+	cfg.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.NoClientCert}
+	cfg.TLSHandshakeLimit = 1
+	cfg.DataDir = t.TempDir()
+	cfg.ForceSync = false
+	cfg.FourLetterWhitelist = "*"
+	cfg.FourLetterWords = cmds.FourLetterWord
+	s, err := server.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cmds.Attach(s)
+	mntrHas := func(what string, lines ...string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out := ask(t, s, "mntr")
+			missing := ""
+			for _, l := range lines {
+				if !strings.Contains(out, "\n"+l+"\n") {
+					missing = l
+				}
+			}
+			if missing == "" {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: mntr has no %q:\n%s", what, missing, out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// waitUncounted waits until the server has seen the last connection
+	// through (a closed one, or under TLS 1.3 the end of a handshake the
+	// client is already done with): until then it counts against the
+	// limit, and the test's next four-letter word would be refused.
+	waitUncounted := func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); s.Stats().OutstandingTLSHandshakes != 0; {
+			if time.Now().After(deadline) {
+				t.Fatal("a connection is still counted")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	dialTLS := func() (*tls.Conn, error) {
+		return tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", s.Addr().String(),
+			&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+	}
+
+	held, err := net.Dial("tcp", s.Addr().String()) // says nothing: not yet told TLS or plain
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	time.Sleep(200 * time.Millisecond)
+	if over, err := dialTLS(); err == nil {
+		over.Close()
+		t.Fatal("a TLS client over the handshake limit was served")
+	}
+	_ = held.Close()
+	waitUncounted()
+	mntrHas("over the limit", "zk_tls_handshake_exceeded\t1", "zk_unsuccessful_handshake\t0", "zk_auth_failed_count\t0",
+		"zk_outstanding_tls_handshake\t0")
+
+	// A client that is not TLS after all fails its handshake.
+	bad, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = bad.Write([]byte{0x16, 0x03, 0x01, 0x00, 0x05, 'h', 'e', 'l', 'l', 'o'})
+	_, _ = io.ReadAll(bad)
+	bad.Close()
+	waitUncounted()
+	mntrHas("a failed handshake", "zk_tls_handshake_exceeded\t1", "zk_unsuccessful_handshake\t1", "zk_auth_failed_count\t1")
+	if c, err := dialTLS(); err != nil {
+		t.Fatalf("a TLS client under the limit: %v", err)
+	} else {
+		c.Close()
+	}
+	waitUncounted()
+	if out := ask(t, s, "srst"); !strings.Contains(out, "reset") {
+		t.Fatalf("srst: %s", out)
+	}
+	// Java's srst resets the metrics but not auth_failed_count.
+	mntrHas("after srst", "zk_tls_handshake_exceeded\t0", "zk_unsuccessful_handshake\t0", "zk_auth_failed_count\t1")
+}

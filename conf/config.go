@@ -29,7 +29,13 @@ type Config struct {
 	GlobalOutstandingLimit  int           // globalOutstandingLimit
 	NumSelectorThreads      int           // zookeeper.nio.numSelectorThreads: event loops; 0 = sqrt(CPUs/2), at least 1
 	SessionlessCnxnTimeout  time.Duration // zookeeper.nio.sessionlessCnxnTimeout (ms): time to send the ConnectRequest
-	SnapCount               int           // snapCount
+	// TLSHandshakeLimit is zookeeper.netty.server.outstandingHandshake.limit:
+	// above 0, with client.portUnification, a connection arriving while
+	// that many are being told TLS or plain or are in their handshakes is
+	// closed at once (Java 3.8 throttles a unified port so, never its
+	// secure port); -1 by default, no limit.
+	TLSHandshakeLimit int
+	SnapCount         int // snapCount
 	// A leader's sync decision (Java's ZKDatabase and LearnerHandler):
 	// zookeeper.commitLogCount committed txns kept in memory for DIFFs,
 	// zookeeper.snapshotSizeFactor (a DIFF from the txn log may be this
@@ -264,6 +270,7 @@ func Defaults() *Config {
 		MaxClientCnxns:          60,
 		GlobalOutstandingLimit:  1000,
 		SessionlessCnxnTimeout:  10 * time.Second,
+		TLSHandshakeLimit:       -1,
 		SnapCount:               100000,
 		CommitLogCount:          500,
 		InitialZxid:             -1,

@@ -210,6 +210,34 @@ func TestNumSelectorThreads(t *testing.T) {
 	}
 }
 
+// TestTLSHandshakeLimit: zookeeper.netty.server.outstandingHandshake.limit
+// from -D or zoo.cfg (which wins); none by default; a value that is not
+// a number is warned about and leaves none, as Integer.getInteger does.
+func TestTLSHandshakeLimit(t *testing.T) {
+	cases := []struct {
+		cfg, flags string
+		want       int
+		warned     bool
+	}{
+		{"", "", -1, false},
+		{"", "-Dzookeeper.netty.server.outstandingHandshake.limit=250", 250, false},
+		{"netty.server.outstandingHandshake.limit=10\n", "-Dzookeeper.netty.server.outstandingHandshake.limit=250", 10, false},
+		{"netty.server.outstandingHandshake.limit=many\n", "", -1, true},
+	}
+	for _, c := range cases {
+		cfg, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"+c.cfg), c.flags)
+		if err != nil {
+			t.Fatalf("%q %q: %v", c.cfg, c.flags, err)
+		}
+		if cfg.TLSHandshakeLimit != c.want {
+			t.Errorf("%q %q: TLSHandshakeLimit %d, want %d", c.cfg, c.flags, cfg.TLSHandshakeLimit, c.want)
+		}
+		if warned := strings.Contains(strings.Join(cfg.Warnings, "\n"), "not a number"); warned != c.warned {
+			t.Errorf("%q %q: warned %v, want %v: %q", c.cfg, c.flags, warned, c.warned, cfg.Warnings)
+		}
+	}
+}
+
 func TestSessionlessCnxnTimeout(t *testing.T) {
 	cases := []struct {
 		cfg, flags string

@@ -122,6 +122,7 @@ func (c *Config) applySystemProperties() error {
 	// Read with Integer.getInteger, so -D sets it, and so does
 	// nio.sessionlessCnxnTimeout in zoo.cfg.
 	c.sysMillis(&c.SessionlessCnxnTimeout, zk("nio.sessionlessCnxnTimeout"))
+	c.sysInt(&c.TLSHandshakeLimit, zk("netty.server.outstandingHandshake.limit"))
 	if p, ok := c.sysLookup(zk("nio.sessionlessCnxnTimeout")); ok && c.SessionlessCnxnTimeout <= 0 {
 		// Java cannot run its connection expiry with no interval.
 		c.warnAt(p, "sessionlessCnxnTimeout must be positive; using 10000")

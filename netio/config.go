@@ -77,6 +77,13 @@ type Config struct {
 	// HandshakeTimeout bounds a TLS handshake; 0 means
 	// DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
+	// MaxTLSHandshakes is zookeeper.netty.server.outstandingHandshake.limit:
+	// above 0, and with PortUnification, a connection to Addr arriving
+	// while that many are being told TLS or plain or are in their TLS
+	// handshakes is closed at once; 0 or below, no limit. As in
+	// ZooKeeper 3.8, whose factory decides on throttling before it knows
+	// it serves a secure port, SecureAddr is never throttled.
+	MaxTLSHandshakes int
 	// Logger receives connection-level events (limits, bad lengths, slow
 	// consumers). The zero value logs nothing.
 	Logger zerolog.Logger

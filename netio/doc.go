@@ -126,5 +126,11 @@
 // nothing by the deadline is served as plain, where the sessionless
 // timeout takes over; Java waits without a bound. A TLS client of a
 // plain port without unification is closed at its first four bytes, a
-// length beyond MaxFrame ("Len error"), as on Java.
+// length beyond MaxFrame ("Len error"), as on Java. With
+// Config.MaxTLSHandshakes (zookeeper.netty.server.outstandingHandshake.limit)
+// the unified port also counts its connections from accept until they
+// are told plain or end their handshake, and closes at once one that
+// would pass the limit (Server.TLSHandshakesRefused, logged as the
+// failures are): Java's handshake throttling, which ZooKeeper 3.8 applies
+// to a unified port only.
 package netio

@@ -34,10 +34,12 @@ type Handler interface {
 }
 
 // HandshakeObserver is implemented by a Handler that wants to know of
-// failed TLS handshakes (the connection never reaches OnOpen). It is
-// called on the connection's goroutine after the failure was logged.
+// TLS connections that never reach OnOpen: a failed handshake, or one
+// refused over Config.MaxTLSHandshakes. It is called on the connection's
+// goroutine after the event was logged.
 type HandshakeObserver interface {
 	OnHandshakeFailure()
+	OnHandshakeRefused()
 }
 
 // Reasons netio gives OnClose (and Send) for closing a connection itself.

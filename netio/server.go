@@ -60,6 +60,7 @@ type Server struct {
 	secureWG          sync.WaitGroup            // their goroutines
 	handshakes        atomic.Int64              // TLS handshakes in progress
 	handshakeFailures atomic.Uint64
+	handshakesRefused atomic.Uint64 // TLS connections closed over MaxTLSHandshakes
 	handshakeLog      handshakeLog
 
 	// Connections whose four-letter-word answer did not fit the socket
@@ -318,6 +319,11 @@ func (s *Server) SecureAddr() net.Addr { return s.secureAddr }
 
 // TLSHandshakesInProgress counts the TLS handshakes under way.
 func (s *Server) TLSHandshakesInProgress() int64 { return s.handshakes.Load() }
+
+// TLSHandshakesRefused counts the TLS connections closed before their
+// handshake because MaxTLSHandshakes were in progress (Java's
+// tls_handshake_exceeded).
+func (s *Server) TLSHandshakesRefused() uint64 { return s.handshakesRefused.Load() }
 
 // TLSHandshakeFailures counts the TLS handshakes that failed (and whose
 // connection was closed) since the server started.

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -624,5 +625,68 @@ func TestUnifiedPortCountsConnectionsBeingRouted(t *testing.T) {
 	}
 	if n := s.ConnCount(); n != 2 {
 		t.Fatalf("%d connections counted, want 2", n)
+	}
+}
+
+// handshakeCounter is a test handler that observes handshakes.
+type handshakeCounter struct {
+	*testHandler
+	failed, refused atomic.Int32
+}
+
+func (h *handshakeCounter) OnHandshakeFailure() { h.failed.Add(1) }
+func (h *handshakeCounter) OnHandshakeRefused() { h.refused.Add(1) }
+
+// TestTLSHandshakeLimit: with MaxTLSHandshakes on a unified port, a
+// connection that arrives while that many are being told apart or are
+// in their handshakes is closed at once, counted and logged, and gives
+// its place back; once the one held open goes, the next is served. The
+// secure port is not throttled (ZooKeeper 3.8 never throttles it).
+func TestTLSHandshakeLimit(t *testing.T) {
+	h := &handshakeCounter{testHandler: newTestHandler()}
+	logs := &logBuffer{}
+	s := startTLSServer(t, Config{PortUnification: true, SecureAddr: "127.0.0.1:0", MaxTLSHandshakes: 1,
+		HandshakeDetectionTimeout: time.Minute, Logger: zerolog.New(logs)}, h)
+	held, err := net.Dial("tcp", s.Addr().String()) // sends nothing: not yet told apart
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	waitFor(t, "the held connection to be counted", func() bool { return s.TLSHandshakesInProgress() == 1 })
+
+	if conn, err := dialTLS(t, s.Addr(), &getPKI(t).client, nil); err == nil {
+		_, _ = conn.Write(appendFrame(nil, []byte("x")))
+		if _, err := conn.Read(make([]byte, 1)); err == nil {
+			t.Fatal("a connection over the limit could read")
+		}
+	}
+	waitFor(t, "the refusal to be counted", func() bool { return s.TLSHandshakesRefused() == 1 && h.refused.Load() == 1 })
+	waitFor(t, "the log line", func() bool { return strings.Contains(logs.String(), "outstandingHandshake.limit") })
+	waitFor(t, "the refused connection's place", func() bool { return s.ConnCount() == 1 })
+	if s.TLSHandshakeFailures() != 0 || h.failed.Load() != 0 {
+		t.Fatal("a refusal was counted as a failed handshake")
+	}
+
+	// The secure port takes TLS clients whatever the count.
+	sec := mustDialTLS(t, s.SecureAddr())
+	_, _ = sec.Write(appendFrame(nil, []byte("secure port")))
+	if ev := recv(t, h.frames); string(ev.payload) != "secure port" {
+		t.Fatalf("frame %q", ev.payload)
+	}
+
+	_ = held.Close()
+	waitFor(t, "the held connection to go", func() bool { return s.TLSHandshakesInProgress() == 0 })
+	tc := mustDialTLS(t, s.Addr())
+	_, _ = tc.Write(appendFrame(nil, []byte("served")))
+	if ev := recv(t, h.frames); string(ev.payload) != "served" {
+		t.Fatalf("frame %q", ev.payload)
+	}
+	plain := dial(t, s)
+	_, _ = plain.Write(appendFrame(nil, []byte("plain")))
+	if ev := recv(t, h.frames); string(ev.payload) != "plain" {
+		t.Fatalf("frame %q", ev.payload)
+	}
+	if s.TLSHandshakesRefused() != 1 || s.TLSHandshakesInProgress() != 0 {
+		t.Fatalf("%d refused and %d in progress, want 1 and 0", s.TLSHandshakesRefused(), s.TLSHandshakesInProgress())
 	}
 }

@@ -169,8 +169,10 @@ func (q *inbound) fill(r io.Reader, want int) error {
 // goroutine it was started on (see startSecure and route). The caller has
 // admitted it under the limits as p, counted per IP with the secure
 // port's connections, or, when unified (a TLS client of a unified plain
-// port), with the plain port's.
-func (s *Server) serveSecure(nc *net.TCPConn, p *peer, unified bool) {
+// port), with the plain port's. counted says the connection is already
+// among the handshakes in progress (a unified port under
+// MaxTLSHandshakes counts it from accept).
+func (s *Server) serveSecure(nc *net.TCPConn, p *peer, unified, counted bool) {
 	defer s.secureWG.Done()
 	remote := remoteAddrPort(nc.RemoteAddr())
 	perIP := s.securePerIP
@@ -195,12 +197,17 @@ func (s *Server) serveSecure(nc *net.TCPConn, p *peer, unified bool) {
 	c.sec = sc
 	defer s.trackSecure(c, false)
 	if !s.trackSecure(c, true) {
+		if counted {
+			s.handshakes.Add(-1)
+		}
 		_ = nc.Close()
 		s.releaseIn(remote.Addr(), perIP)
 		return
 	}
 
-	s.handshakes.Add(1)
+	if !counted {
+		s.handshakes.Add(1)
+	}
 	tc := tls.Server(nc, s.cfg.TLS)
 	_ = nc.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	err := tc.Handshake()
@@ -458,7 +465,7 @@ func (s *Server) trackSecure(c *Conn, add bool) bool {
 // Java, with its own count per IP (and the same maxClientCnxns); the
 // global limit counts both ports.
 func (s *Server) startSecure(nc *net.TCPConn) {
-	s.admitAndStart(nc, s.securePerIP, false, func(p *peer) { s.serveSecure(nc, p, false) })
+	s.admitAndStart(nc, s.securePerIP, false, func(p *peer) { s.serveSecure(nc, p, false, false) })
 }
 
 // admitAndStart applies the connection limits to nc (counted in perIP)

@@ -51,11 +51,20 @@ func looksLikeTLS(head []byte) (isTLS, decided bool) {
 // applies. Java waits without a bound.
 func (s *Server) route(nc *net.TCPConn, p *peer) {
 	defer s.secureWG.Done()
+	throttled := s.cfg.MaxTLSHandshakes > 0
+	if throttled && s.handshakes.Add(1) > int64(s.cfg.MaxTLSHandshakes) {
+		s.handshakes.Add(-1)
+		s.refuseOverHandshakeLimit(nc)
+		return
+	}
 	isTLS, err := peekIsTLS(nc, s.cfg.HandshakeDetectionTimeout)
 	s.secureMu.Lock()
 	delete(s.routing, nc)
 	closed := s.secureClosed
 	s.secureMu.Unlock()
+	if throttled && (err != nil || closed || !isTLS) {
+		s.handshakes.Add(-1)
+	}
 	if err != nil || closed {
 		// The client left before saying anything, or the server is
 		// closing.
@@ -67,10 +76,29 @@ func (s *Server) route(nc *net.TCPConn, p *peer) {
 		// Counted in secureWG already: serveSecure's Done is this
 		// goroutine's.
 		s.secureWG.Add(1)
-		s.serveSecure(nc, p, true)
+		s.serveSecure(nc, p, true, throttled)
 		return
 	}
 	s.enrollAdmitted(nc, p)
+}
+
+// refuseOverHandshakeLimit closes a connection to a unified port that
+// arrived while MaxTLSHandshakes connections were being told apart or
+// were in their handshakes: Java's handshake throttling, which serves a
+// crowd of reconnecting clients a few at a time instead of letting all
+// their handshakes time out together.
+func (s *Server) refuseOverHandshakeLimit(nc *net.TCPConn) {
+	s.secureMu.Lock()
+	delete(s.routing, nc)
+	s.secureMu.Unlock()
+	remote := remoteAddrPort(nc.RemoteAddr())
+	s.releaseIn(remote.Addr(), s.perIP)
+	_ = nc.Close()
+	s.handshakesRefused.Add(1)
+	s.handshakeLog.refused(s.log, remote, s.cfg.MaxTLSHandshakes)
+	if o, ok := s.handler.(HandshakeObserver); ok {
+		o.OnHandshakeRefused()
+	}
 }
 
 // startRoute starts route for a connection to a unified plain port. The
@@ -135,8 +163,9 @@ const handshakeLogInterval = 10 * time.Second
 // once, then at most one per handshakeLogInterval, which counts those
 // left out since the previous line.
 type handshakeLog struct {
-	mu    sync.Mutex
-	lines logEvery
+	mu       sync.Mutex
+	lines    logEvery
+	refusals logEvery
 }
 
 func (h *handshakeLog) failed(log zerolog.Logger, remote netip.AddrPort, unified bool, err error) {
@@ -156,6 +185,23 @@ func (h *handshakeLog) failed(log zerolog.Logger, remote netip.AddrPort, unified
 		ev = ev.Int("notLogged", suppressed)
 	}
 	ev.Msg("TLS handshake failed; connection closed")
+}
+
+// refused logs a TLS connection closed over the handshake limit, rate
+// limited as the failures are (a crowd of clients is what the limit is
+// for).
+func (h *handshakeLog) refused(log zerolog.Logger, remote netip.AddrPort, limit int) {
+	h.mu.Lock()
+	suppressed, ok := h.refusals.allow(time.Now(), handshakeLogInterval)
+	h.mu.Unlock()
+	if !ok {
+		return
+	}
+	ev := log.Warn().Str("remote", remote.String()).Int("limit", limit)
+	if suppressed > 0 {
+		ev = ev.Int("notLogged", suppressed)
+	}
+	ev.Msg("TLS connection closed before its handshake: zookeeper.netty.server.outstandingHandshake.limit handshakes are in progress")
 }
 
 // HandshakeFailureReason names why a TLS handshake failed, in the terms an

@@ -31,6 +31,7 @@ func FromConf(c *conf.Config, logger zerolog.Logger) Config {
 	sc.GlobalOutstandingLimit = c.GlobalOutstandingLimit
 	sc.EventLoops = c.NumSelectorThreads
 	sc.SessionlessTimeout = c.SessionlessCnxnTimeout
+	sc.TLSHandshakeLimit = c.TLSHandshakeLimit
 	sc.SnapCount = c.SnapCount
 	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
 	sc.PurgeInterval = c.AutopurgeInterval

@@ -63,6 +63,7 @@ type Config struct {
 	SecureClientAddr          string
 	PortUnification           bool
 	HandshakeDetectionTimeout time.Duration // ssl.handshakeDetectionTimeoutMillis
+	TLSHandshakeLimit         int           // zookeeper.netty.server.outstandingHandshake.limit (a unified port only); 0 or below = none
 	// Ensemble makes the server an ensemble member: Open loads the data
 	// but serves no client, prepares no write and expires no session
 	// until its peer starts a role (StartLearning, StartLeading).
@@ -374,6 +375,7 @@ func (s *Server) ClientPortConfig() netio.Config {
 		SecureAddr:                s.cfg.SecureClientAddr,
 		PortUnification:           s.cfg.PortUnification,
 		HandshakeDetectionTimeout: s.cfg.HandshakeDetectionTimeout,
+		MaxTLSHandshakes:          s.cfg.TLSHandshakeLimit,
 	}
 }
 

@@ -451,6 +451,13 @@ type Metrics struct {
 	// quit_leading_due_to_disloyal_voter: a leader that stepped down
 	// because a voter it relied on followed another leader.
 	QuitLeadingDueToDisloyalVoter Counter
+	// UnsuccessfulHandshake is unsuccessful_handshake: TLS handshakes
+	// of the client port that failed.
+	UnsuccessfulHandshake Counter
+	// TLSHandshakeExceeded is tls_handshake_exceeded: TLS client
+	// connections closed before their handshake over
+	// zookeeper.netty.server.outstandingHandshake.limit.
+	TLSHandshakeExceeded Counter
 
 	// A leader's summaries per learner, keyed by the learner's server id
 	// in decimal.
@@ -546,6 +553,8 @@ func (m *Metrics) Counters() map[string]int64 {
 		"cnxn_closed_without_zk_server_running":      m.CnxnClosedWithoutServer.Load(),
 		"requests_not_forwarded_to_commit_processor": m.RequestsNotForwardedToCommitProcessor.Load(),
 		"quit_leading_due_to_disloyal_voter":         m.QuitLeadingDueToDisloyalVoter.Load(),
+		"unsuccessful_handshake":                     m.UnsuccessfulHandshake.Load(),
+		"tls_handshake_exceeded":                     m.TLSHandshakeExceeded.Load(),
 	}
 }
 
@@ -566,7 +575,8 @@ func (m *Metrics) reset() {
 		&m.SyncRequestQueued, &m.UnrecoverableErrors, &m.DigestMismatches, &m.ConnectionRejected, &m.LargeRequestsRejected, &m.SnapshotFailures,
 		&m.LookingCount, &m.LearnerProposalReceived, &m.LearnerCommitReceived, &m.ProposalCount, &m.CommitCount,
 		&m.DiffCount, &m.SnapCount, &m.RevalidateCount, &m.ConnectionRevalidateCount, &m.CnxnClosedWithoutServer,
-		&m.RequestsNotForwardedToCommitProcessor, &m.QuitLeadingDueToDisloyalVoter} {
+		&m.RequestsNotForwardedToCommitProcessor, &m.QuitLeadingDueToDisloyalVoter,
+		&m.UnsuccessfulHandshake, &m.TLSHandshakeExceeded} {
 		c.Reset()
 	}
 }

@@ -70,6 +70,14 @@ func (s *Server) x509AuthPacket(c *connection) ([]proto.Id, error) {
 }
 
 // OnHandshakeFailure implements netio.HandshakeObserver: a TLS handshake
-// that failed counts as a failed authentication, as in Java
-// (auth_failed_count).
-func (s *Server) OnHandshakeFailure() { s.mon.stats.authFailed.Add(1) }
+// that failed counts as a failed authentication and an unsuccessful
+// handshake, as in Java (auth_failed_count, unsuccessful_handshake).
+func (s *Server) OnHandshakeFailure() {
+	s.mon.stats.authFailed.Add(1)
+	s.mon.metrics.UnsuccessfulHandshake.Add(1)
+}
+
+// OnHandshakeRefused implements netio.HandshakeObserver: a connection
+// closed over zookeeper.netty.server.outstandingHandshake.limit counts in
+// tls_handshake_exceeded, as in Java.
+func (s *Server) OnHandshakeRefused() { s.mon.metrics.TLSHandshakeExceeded.Add(1) }

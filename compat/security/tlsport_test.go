@@ -503,3 +503,62 @@ func TestTLSRevocation(t *testing.T) {
 		t.Fatal("no server fetched the CRL")
 	}
 }
+
+// TestTLSHandshakeLimit: with zookeeper.netty.server.outstandingHandshake.limit=1
+// on a unified client port and one connection held there before it has
+// said TLS or plain, both servers close the next TLS client at once;
+// once the held one is gone the next is served. The secure port is not
+// throttled by either (ZooKeeper 3.8 decides on throttling before it
+// knows the port is secure). mntr's handshake counters agree.
+func TestTLSHandshakeLimit(t *testing.T) {
+	certs := tlsportCerts(t)
+	servers := tlsportServers(t, certs, true, "client.portUnification=true", "netty.server.outstandingHandshake.limit=1",
+		"4lw.commands.whitelist=*", "authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider")
+	counters := func(s tlsportServer) []string {
+		out, err := javazk.FourLetterWord(s.plain, "mntr")
+		if err != nil {
+			t.Fatalf("%s mntr: %v", s.name, err)
+		}
+		var facts []string
+		for _, l := range strings.Split(out, "\n") {
+			for _, k := range []string{"zk_tls_handshake_exceeded\t", "zk_unsuccessful_handshake\t", "zk_auth_failed_count\t"} {
+				if strings.HasPrefix(l, k) {
+					facts = append(facts, l)
+				}
+			}
+		}
+		return facts
+	}
+	// settle reads the counters once they stop changing: the servers
+	// count a closed connection on their own threads.
+	settle := func(s tlsportServer) []string {
+		prev := counters(s)
+		for range 50 {
+			time.Sleep(100 * time.Millisecond)
+			cur := counters(s)
+			if slices.Equal(cur, prev) {
+				return cur
+			}
+			prev = cur
+		}
+		return prev
+	}
+	facts := map[string][]string{}
+	for _, s := range servers {
+		held, err := net.DialTimeout("tcp", s.plain, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // the server has counted it
+		f := append([]string{"unified port, over the limit:"}, tlsportBare(t, s.plain, certs, &certs.Clients[0], true)...)
+		f = append(f, "secure port, over the limit:")
+		f = append(f, tlsportBare(t, s.tls, certs, &certs.Clients[0], true)...)
+		_ = held.Close()
+		time.Sleep(500 * time.Millisecond)
+		f = append(f, "unified port, after the held one closed:")
+		f = append(f, tlsportBare(t, s.plain, certs, &certs.Clients[0], true)...)
+		f = append(f, settle(s)...)
+		facts[s.name] = f
+	}
+	tlsportSame(t, "handshake limit", facts)
+}
