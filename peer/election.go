@@ -167,9 +167,11 @@ func (el *Elector) Run(ctx context.Context) {
 	finish := func() {
 		vote, state, _ := e.Result()
 		r := ElectionResult{Vote: vote, State: state, Took: time.Since(started)}
-		el.log.Info().Str("state", stateName(state)).Int64("leader", vote.Leader).
+		// The member logs the outcome ("election finished"), with the
+		// role it takes; here the decision only reaches the debug log.
+		el.log.Debug().Str("state", stateName(state)).Int64("leader", vote.Leader).
 			Str("zxid", fmt.Sprintf("0x%x", vote.Zxid)).Int64("peerEpoch", vote.PeerEpoch).
-			Int64("electionEpoch", vote.ElectionEpoch).Float64("tookMs", float64(r.Took.Microseconds())/1000).
+			Int64("electionEpoch", vote.ElectionEpoch).Dur("tookMs", r.Took).
 			Msg("leader election decided")
 		waiter <- r
 		waiter = nil

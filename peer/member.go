@@ -217,7 +217,8 @@ func (m *Member) Run(ctx context.Context) error {
 		}
 		m.vote = res.Vote
 		m.log.Info().Int64("leader", res.Vote.Leader).Str("zxid", fmt.Sprintf("0x%x", res.Vote.Zxid)).
-			Int64("epoch", res.Vote.PeerEpoch).Str("state", stateName(res.State)).Dur("tookMs", res.Took).
+			Int64("epoch", res.Vote.PeerEpoch).Int64("electionEpoch", res.Vote.ElectionEpoch).
+			Str("state", stateName(res.State)).Dur("tookMs", res.Took).
 			Msg("election finished")
 		switch res.State {
 		case fle.Following, fle.Observing:

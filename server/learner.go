@@ -390,7 +390,9 @@ func (s *Server) StartLearning(lc Learning) error {
 	s.SetSyncMode("")
 	go s.forwardLoop(ls)
 	s.SetPhase(PhaseBroadcast) // Serving is true from here
-	s.logger.Info().Str("role", role.String()).Msg("serving clients")
+	// The member logs this moment with the sync's mode, size and time
+	// ("synced with the leader; serving clients").
+	s.logger.Debug().Str("role", role.String()).Msg("serving clients")
 	return nil
 }
 
