@@ -139,9 +139,10 @@ func serverCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "server",
 		ArgsUsage: "[zoo.cfg]",
-		Usage:     "run a standalone server (127.0.0.1:2181, data in ./data, unless --config names a zoo.cfg)",
+		Usage:     "run a server: standalone on 127.0.0.1:2181 with data in ./data, or as a zoo.cfg says (an ensemble's included)",
 		Description: "With --config, the zoo.cfg is read as Apache ZooKeeper 3.8 reads it (with <dataDir>/myid\n" +
-			"and any dynamicConfigFile). A config Java would refuse is refused (exit 3). With or without\n" +
+			"and any dynamicConfigFile); with server.N lines the server joins that ensemble as a voter or\n" +
+			"an observer. A config Java would refuse is refused (exit 3). With or without\n" +
 			"--config, -D flags in SERVER_JVMFLAGS and JVMFLAGS apply as system properties\n" +
 			"(jute.maxbuffer, zookeeper.*). If the AdminServer cannot start, the server exits (exit 4).\n\n" +
 			"The log goes to stderr, or appended to --log-file; on SIGHUP the log file is reopened\n" +
