@@ -75,28 +75,6 @@ func crashFollower(t *testing.T, dir, spec string, script func(l *scriptedLeader
 	}
 }
 
-// expectGone reads until the learner's connection ends: the learner
-// must send nothing more.
-func (l *scriptedLeader) expectGone() {
-	l.t.Helper()
-	for {
-		p := l.read()
-		if p == nil {
-			return
-		}
-		l.t.Errorf("leader got %s 0x%x from a learner that should have died", zab.PacketType(p.Type), p.Zxid)
-	}
-}
-
-// handshake is a Java leader's discovery with a learner that has
-// accepted epoch accepted and logged up to lastZxid, announcing epoch.
-func (l *scriptedLeader) handshake(accepted, epoch, lastZxid int64) {
-	l.t.Helper()
-	l.expect(zab.FollowerInfo, accepted<<32)
-	l.send(zab.LeaderInfo, epoch<<32, zab.IntBody(zab.ProtocolVersion))
-	l.expect(zab.AckEpoch, lastZxid)
-}
-
 // prepared is a data directory whose log holds creates of paths in epoch
 // 1 (both epochs 1), for a follower that already followed a leader.
 func prepared(t *testing.T, paths ...string) string {
@@ -175,11 +153,7 @@ func TestCrashLearnerLoggedBeforeAck(t *testing.T) {
 	dir := t.TempDir()
 	crashFollower(t, dir, "learner-logged-before-ack=crash@2", func(l *scriptedLeader) {
 		l.handshake(0, 1, 0)
-		l.send(zab.Diff, 0, nil)
-		l.send(zab.NewLeader, 0x100000000, nil)
-		l.expect(zab.Ack, 0x100000000)
-		l.send(zab.UpToDate, -1, nil)
-		l.expect(zab.Ack, 0x100000000)
+		l.diffWithNothing(0, 1)
 		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/committed", 0))
 		l.expect(zab.Ack, 0x100000001)
 		l.send(zab.Commit, 0x100000001, nil)

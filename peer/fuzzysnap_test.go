@@ -228,9 +228,7 @@ func zxidOf(txn []byte) int64 {
 // given order, then f's later txns in the broadcast and a PING.
 func playFuzzySnap(f *fuzzySource, order int) func(l *scriptedLeader) {
 	return func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
+		l.handshake(0, 1, 0)
 		l.send(zab.Snap, f.zxid, nil)
 		l.conn.Write(f.stream)
 		switch order {
@@ -357,9 +355,7 @@ func followFuzzySnap(t *testing.T, f *fuzzySource, order int) string {
 	last := srv.LastZxid()
 	txn := f.apply(t, createTxn(0x200000001, 0x100, 200, "/f", 7))
 	followScript(t, srv, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0x100000000)
-		l.send(zab.LeaderInfo, 0x200000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, last)
+		l.handshake(1, 2, last)
 		l.send(zab.Diff, last, nil)
 		l.send(zab.Proposal, 0x200000001, txn)
 		l.send(zab.Commit, 0x200000001, nil)
@@ -492,9 +488,7 @@ func TestFollowerDiffDivergenceReported(t *testing.T) {
 	e.Digest.TreeDigest++
 	bad := e.Marshal()
 	followScript(t, srv, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
+		l.handshake(0, 1, 0)
 		l.send(zab.Diff, 0x100000008, nil)
 		for _, txn := range append(append([][]byte{}, f.base...), append(f.window, good, bad)...) {
 			l.send(zab.Proposal, zxidOf(txn), txn)
@@ -546,9 +540,7 @@ func rejoinByDiff(t *testing.T, f *fuzzySource, srv *server.Server, dir string, 
 	txns := append(append([][]byte{}, f.window...), f.later...)
 	txns = append(txns, f.apply(t, createTxn(0x200000001, 0x100, 200, "/f", 7)))
 	followScript(t, srv, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0x100000000)
-		l.send(zab.LeaderInfo, 0x200000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, last)
+		l.handshake(1, 2, last)
 		l.send(zab.Diff, 0x200000001, nil)
 		for _, txn := range txns {
 			if z := zxidOf(txn); z > last {
@@ -585,9 +577,7 @@ func rejoinByDiff(t *testing.T, f *fuzzySource, srv *server.Server, dir string, 
 // txn proposed (it logged that one).
 func snapThenLose(f *fuzzySource, afterUpToDate bool) func(l *scriptedLeader) {
 	return func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
+		l.handshake(0, 1, 0)
 		l.send(zab.Snap, f.zxid, nil)
 		l.conn.Write(f.stream)
 		l.send(zab.NewLeader, 0x100000000, nil)

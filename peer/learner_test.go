@@ -68,35 +68,6 @@ func (s *recordingStore) Calls() string {
 	return strings.Join(s.calls, "; ")
 }
 
-// scriptedLeader plays a Java leader's side of one learner connection.
-type scriptedLeader struct {
-	t    *testing.T
-	conn net.Conn
-	br   *bufio.Reader
-}
-
-func (l *scriptedLeader) send(t zab.PacketType, zxid int64, data []byte) {
-	l.t.Helper()
-	p := proto.QuorumPacket{Type: int32(t), Zxid: zxid, Data: data}
-	if _, err := l.conn.Write(zab.AppendPacket(nil, &p)); err != nil {
-		l.t.Errorf("leader writing %s: %v", t, err)
-	}
-}
-
-func (l *scriptedLeader) expect(t zab.PacketType, zxid int64) proto.QuorumPacket {
-	l.t.Helper()
-	l.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	p, err := zab.ReadPacket(l.br, jute.DefaultMaxBuffer)
-	if err != nil {
-		l.t.Errorf("leader waiting for %s 0x%x: %v", t, zxid, err)
-		return p
-	}
-	if zab.PacketType(p.Type) != t || p.Zxid != zxid {
-		l.t.Errorf("leader got %s 0x%x, want %s 0x%x", zab.PacketType(p.Type), p.Zxid, t, zxid)
-	}
-	return p
-}
-
 func txnBytes(zxid int64) []byte {
 	b := binary.BigEndian.AppendUint64(nil, 0x5)
 	b = binary.BigEndian.AppendUint32(b, 1)
@@ -104,28 +75,6 @@ func txnBytes(zxid int64) []byte {
 	b = binary.BigEndian.AppendUint64(b, 0)
 	b = binary.BigEndian.AppendUint32(b, uint32(proto.OpSetData))
 	return append(b, "record"...)
-}
-
-// leaderOnLoopback accepts one learner and runs script on it.
-func leaderOnLoopback(t *testing.T, script func(l *scriptedLeader)) (string, <-chan struct{}) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer ln.Close()
-		conn, err := ln.Accept()
-		if err != nil {
-			t.Errorf("accept: %v", err)
-			return
-		}
-		defer conn.Close()
-		script(&scriptedLeader{t: t, conn: conn, br: bufio.NewReader(conn)})
-	}()
-	return ln.Addr().String(), done
 }
 
 func follow(t *testing.T, addr string, l *zab.Learner, store LearnerStore, hooks LearnerHooks) error {
@@ -209,9 +158,7 @@ func TestSilentLeaderIsLost(t *testing.T) {
 
 func TestUnexpectedSyncPacketStopsTheServer(t *testing.T) {
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
+		l.handshake(0, 1, 0)
 		l.send(zab.Proposal, 0x100000001, txnBytes(0x100000001))
 		l.br.ReadByte() // until the learner hangs up
 	})
@@ -269,9 +216,7 @@ func TestSlowSnapWithinEachReadsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
+		l.handshake(0, 1, 0)
 		l.send(zab.Snap, 0x5, nil)
 		for len(snap) > 0 { // 4 pieces 150 ms apart: 600 ms in all
 			n := min(len(snap), 300)

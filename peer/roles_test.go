@@ -27,11 +27,7 @@ func TestLostLeaderNextLeaderSeesTheLoggedTxn(t *testing.T) {
 	defer func() { srv.Close() }()
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
 		l.handshake(0, 1, 0)
-		l.send(zab.Diff, 0, nil)
-		l.send(zab.NewLeader, 0x100000000, nil)
-		l.expect(zab.Ack, 0x100000000)
-		l.send(zab.UpToDate, -1, nil)
-		l.expect(zab.Ack, 0x100000000)
+		l.diffWithNothing(0, 1)
 		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/committed", 0))
 		l.expect(zab.Ack, 0x100000001)
 		l.send(zab.Commit, 0x100000001, nil)
@@ -47,11 +43,7 @@ func TestLostLeaderNextLeaderSeesTheLoggedTxn(t *testing.T) {
 	}
 	addr, done = leaderOnLoopback(t, func(l *scriptedLeader) {
 		l.handshake(1, 2, 0x100000002)
-		l.send(zab.Diff, 0x100000002, nil)
-		l.send(zab.NewLeader, 0x200000000, nil)
-		l.expect(zab.Ack, 0x200000000)
-		l.send(zab.UpToDate, -1, nil)
-		l.expect(zab.Ack, 0x200000000)
+		l.diffWithNothing(0x100000002, 2)
 		l.send(zab.Proposal, 0x200000001, createTxn(0x200000001, 0x100, 3, "/next", 2))
 		l.expect(zab.Ack, 0x200000001)
 		l.send(zab.Commit, 0x200000001, nil)
@@ -213,11 +205,7 @@ func TestLearnerRoleEndsAfterItsAppends(t *testing.T) {
 	}()
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
 		l.handshake(0, 1, 0)
-		l.send(zab.Diff, 0, nil)
-		l.send(zab.NewLeader, 0x100000000, nil)
-		l.expect(zab.Ack, 0x100000000)
-		l.send(zab.UpToDate, -1, nil)
-		l.expect(zab.Ack, 0x100000000)
+		l.diffWithNothing(0, 1)
 		stall.armed.Store(true)
 		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/inflight", 0))
 		<-stall.entered // the proposal's fsync is under way; the leader goes

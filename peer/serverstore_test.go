@@ -96,9 +96,7 @@ func TestFollowerDiffCommitBetweenNewLeaderAndUpToDate(t *testing.T) {
 	dir := t.TempDir()
 	srv := ensembleServer(t, dir)
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
+		l.handshake(0, 1, 0)
 		l.send(zab.Diff, 0x100000003, nil)
 		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/a", 0))
 		l.send(zab.Commit, 0x100000001, nil)
@@ -165,9 +163,7 @@ func TestFollowerTruncates(t *testing.T) {
 		t.Fatalf("reloaded tree at 0x%x", z)
 	}
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0x100000000)
-		l.send(zab.LeaderInfo, 0x200000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0x100000003)
+		l.handshake(1, 2, 0x100000003)
 		l.send(zab.Trunc, 0x100000001, nil)
 		l.send(zab.NewLeader, 0x200000000, nil)
 		l.expect(zab.Ack, 0x200000000)
@@ -221,9 +217,7 @@ func TestLeaderDiesMidSnap(t *testing.T) {
 	}
 	before := paths(srv)
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0x100000000)
-		l.send(zab.LeaderInfo, 0x200000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0x100000001)
+		l.handshake(1, 2, 0x100000001)
 		l.send(zab.Snap, 0x100000006, nil)
 		l.conn.Write(snap[:len(snap)/2])
 	})
@@ -240,9 +234,7 @@ func TestLeaderDiesMidSnap(t *testing.T) {
 	}
 	// The next leader: the follower accepted epoch 2 from the last one.
 	addr, done = leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0x200000000)
-		l.send(zab.LeaderInfo, 0x300000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0x100000001)
+		l.handshake(2, 3, 0x100000001)
 		l.send(zab.Snap, 0x100000006, nil)
 		l.conn.Write(snap)
 		l.send(zab.NewLeader, 0x300000000, nil)
@@ -280,14 +272,8 @@ func TestClientWritesThroughAFollower(t *testing.T) {
 	srv.Serve(ln)
 	reqs := make(chan zab.ForwardedRequest, 4)
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
-		l.send(zab.Diff, 0, nil)
-		l.send(zab.NewLeader, 0x100000000, nil)
-		l.expect(zab.Ack, 0x100000000)
-		l.send(zab.UpToDate, -1, nil)
-		l.expect(zab.Ack, 0x100000000)
+		l.handshake(0, 1, 0)
+		l.diffWithNothing(0, 1)
 		zxid := int64(0x100000000)
 		for {
 			p := l.read()
@@ -382,16 +368,6 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
 
-// read returns the next packet from the learner, nil once it is gone.
-func (l *scriptedLeader) read() *proto.QuorumPacket {
-	l.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	p, err := zab.ReadPacket(l.br, jute.DefaultMaxBuffer)
-	if err != nil {
-		return nil
-	}
-	return &p
-}
-
 // TestLostLeaderKeepsLoggedProposals: a follower in the broadcast logs a
 // proposal the leader never commits, then loses the leader. The next
 // election must count that txn (Java reloads its tree from the log):
@@ -400,14 +376,8 @@ func TestLostLeaderKeepsLoggedProposals(t *testing.T) {
 	dir := t.TempDir()
 	srv := ensembleServer(t, dir)
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0)
-		l.send(zab.LeaderInfo, 0x100000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0)
-		l.send(zab.Diff, 0, nil)
-		l.send(zab.NewLeader, 0x100000000, nil)
-		l.expect(zab.Ack, 0x100000000)
-		l.send(zab.UpToDate, -1, nil)
-		l.expect(zab.Ack, 0x100000000)
+		l.handshake(0, 1, 0)
+		l.diffWithNothing(0, 1)
 		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/committed", 0))
 		l.expect(zab.Ack, 0x100000001)
 		l.send(zab.Commit, 0x100000001, nil)

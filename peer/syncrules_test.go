@@ -112,9 +112,7 @@ func TestFollowerSnapReplacesADivergedHistory(t *testing.T) {
 	// A leader that runs with forceSnapshotSync sends a SNAP to a
 	// follower ahead of it.
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
-		l.expect(zab.FollowerInfo, 0x100000000)
-		l.send(zab.LeaderInfo, 0x200000000, zab.IntBody(zab.ProtocolVersion))
-		l.expect(zab.AckEpoch, 0x100000009)
+		l.handshake(1, 2, 0x100000009)
 		l.send(zab.Snap, snapZxid, nil)
 		l.conn.Write(snap)
 		l.send(zab.NewLeader, 0x200000000, nil)
