@@ -2,15 +2,13 @@ package peer
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
+	"github.com/gozk/gozk/internal/stallfs"
 	"github.com/gozk/gozk/server"
 	"github.com/gozk/gozk/zab"
 )
@@ -153,30 +151,6 @@ func TestSnapCutShortThenDiff(t *testing.T) {
 	}
 }
 
-// walStall holds the txn log's fsyncs while armed: each says so on
-// entered and waits for a permit.
-type walStall struct {
-	armed   atomic.Bool
-	entered chan struct{}
-	permits chan struct{}
-}
-
-func (s *walStall) MaybeError(op errorfs.Op) error {
-	switch op.Kind {
-	case errorfs.OpFileSync, errorfs.OpFileSyncData, errorfs.OpFileSyncTo:
-	default:
-		return nil
-	}
-	if !s.armed.Load() || filepath.Ext(op.Path) != ".log" || filepath.Base(filepath.Dir(op.Path)) != "gozk" {
-		return nil
-	}
-	s.entered <- struct{}{}
-	<-s.permits
-	return nil
-}
-
-func (s *walStall) String() string { return "walStall" }
-
 // TestLearnerRoleEndsAfterItsAppends: a follower loses its leader while
 // a proposal's fsync is still under way. The role ends (StopServing)
 // only once that fsync is done, so no append of the old role is in
@@ -185,7 +159,7 @@ func (s *walStall) String() string { return "walStall" }
 // txn is gone from the tree and from the log a restart reads.
 func TestLearnerRoleEndsAfterItsAppends(t *testing.T) {
 	dir := t.TempDir()
-	stall := &walStall{entered: make(chan struct{}, 16), permits: make(chan struct{}, 16)}
+	stall := stallfs.New()
 	cfg := server.Defaults()
 	cfg.DataDir = dir
 	cfg.ClientAddr = "127.0.0.1:0"
@@ -193,22 +167,19 @@ func TestLearnerRoleEndsAfterItsAppends(t *testing.T) {
 	cfg.Ensemble = true
 	cfg.ServerID = 2
 	cfg.ForceSync = true
-	cfg.FS = errorfs.Wrap(vfs.Default, stall)
+	cfg.FS = stall.FS(vfs.Default)
 	srv, err := server.Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { srv.Close() }()
-	defer func() {
-		stall.armed.Store(false)
-		close(stall.permits)
-	}()
+	defer stall.Finish()
 	addr, done := leaderOnLoopback(t, func(l *scriptedLeader) {
 		l.handshake(0, 1, 0)
 		l.diffWithNothing(0, 1)
-		stall.armed.Store(true)
+		stall.Arm(true)
 		l.send(zab.Proposal, 0x100000001, createTxn(0x100000001, 0x100, 1, "/inflight", 0))
-		<-stall.entered // the proposal's fsync is under way; the leader goes
+		<-stall.Entered // the proposal's fsync is under way; the leader goes
 	})
 	if err := followServer(t, addr, srv, false); !errors.Is(err, ErrLeaderLost) {
 		t.Fatalf("FollowLeader = %v", err)
@@ -221,8 +192,8 @@ func TestLearnerRoleEndsAfterItsAppends(t *testing.T) {
 		t.Fatalf("StopServing returned (%v) with the role's fsync still under way", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	stall.armed.Store(false)
-	stall.permits <- struct{}{}
+	stall.Arm(false)
+	stall.Release()
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}

@@ -1,39 +1,14 @@
 package server
 
 import (
-	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 	"github.com/go-zookeeper/zk"
+
+	"github.com/gozk/gozk/internal/stallfs"
 )
-
-// logStall holds the txn log's fsyncs while armed: each waits for a
-// permit, and says so on entered.
-type logStall struct {
-	armed   atomic.Bool
-	entered chan struct{}
-	permits chan struct{}
-}
-
-func (s *logStall) MaybeError(op errorfs.Op) error {
-	switch op.Kind {
-	case errorfs.OpFileSync, errorfs.OpFileSyncData, errorfs.OpFileSyncTo:
-	default:
-		return nil
-	}
-	if !s.armed.Load() || filepath.Ext(op.Path) != ".log" || filepath.Base(filepath.Dir(op.Path)) != "gozk" {
-		return nil
-	}
-	s.entered <- struct{}{}
-	<-s.permits
-	return nil
-}
-
-func (s *logStall) String() string { return "logStall" }
 
 // TestLeaderTermEndsAfterItsAppends: a leader's term ends with two
 // batches on their way to the disk, the first in its fsync and the
@@ -42,12 +17,12 @@ func (s *logStall) String() string { return "logStall" }
 // role truncates or snapshots the log (Java's ZOOKEEPER-4712, a sync
 // thread left running by a learner's shutdown).
 func TestLeaderTermEndsAfterItsAppends(t *testing.T) {
-	stall := &logStall{entered: make(chan struct{}, 16), permits: make(chan struct{}, 16)}
+	stall := stallfs.New()
 	s := startTestServer(t, t.TempDir(), func(c *Config) {
 		c.Ensemble = true
 		c.ServerID = 3
 		c.ForceSync = true
-		c.FS = errorfs.Wrap(vfs.Default, stall)
+		c.FS = stall.FS(vfs.Default)
 	})
 	q := &quorumSink{s: s, rolled: make(chan struct{})}
 	if err := s.StartLeading(Leading{Sink: q, Epoch: 4}); err != nil {
@@ -57,13 +32,10 @@ func TestLeaderTermEndsAfterItsAppends(t *testing.T) {
 	q.mu.Lock()
 	q.hold = true
 	q.mu.Unlock()
-	stall.armed.Store(true)
-	defer func() { // whatever happens, nothing stays stuck
-		stall.armed.Store(false)
-		close(stall.permits)
-	}()
+	stall.Arm(true)
+	defer stall.Finish() // whatever happens, nothing stays stuck
 	go c.Create("/first", nil, 0, zk.WorldACL(zk.PermAll))
-	<-stall.entered
+	<-stall.Entered
 	go c.Create("/second", nil, 0, zk.WorldACL(zk.PermAll))
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -84,15 +56,15 @@ func TestLeaderTermEndsAfterItsAppends(t *testing.T) {
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.StopServing() }()
-	stall.permits <- struct{}{} // /first's fsync completes
-	<-stall.entered             // /second's is on the disk
+	stall.Release() // /first's fsync completes
+	<-stall.Entered // /second's is on the disk
 	select {
 	case err := <-stopped:
 		t.Fatalf("StopServing returned (%v) with the term's last fsync still under way", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	stall.armed.Store(false)
-	stall.permits <- struct{}{}
+	stall.Arm(false)
+	stall.Release()
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
