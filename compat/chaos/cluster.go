@@ -379,13 +379,8 @@ func (m *Member) command() (*exec.Cmd, error) {
 			return nil, err
 		}
 		cmd := exec.Command(bin, "server", "--config", m.CfgPath)
-		var env []string
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "GOZK_FAILPOINTS=") && !strings.HasPrefix(kv, "JVMFLAGS=") && !strings.HasPrefix(kv, "SERVER_JVMFLAGS=") {
-				env = append(env, kv)
-			}
-		}
-		env = append(env, "SERVER_JVMFLAGS="+strings.Join(jvmFlags, " "))
+		env := append(gozkproc.WithoutEnv(os.Environ(), "GOZK_FAILPOINTS", "JVMFLAGS", "SERVER_JVMFLAGS"),
+			"SERVER_JVMFLAGS="+strings.Join(jvmFlags, " "))
 		cmd.Env = append(env, m.env...)
 		return cmd, nil
 	}

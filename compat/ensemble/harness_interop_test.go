@@ -367,25 +367,11 @@ func (m *member) command() (*exec.Cmd, error) {
 			return nil, err
 		}
 		cmd := exec.Command(bin, "server", "--config", m.cfgPath)
-		cmd.Env = append(withoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"),
+		cmd.Env = append(gozkproc.WithoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"),
 			"SERVER_JVMFLAGS="+strings.Join(sortedFlags(m.props()), " "))
 		return cmd, nil
 	}
 	return nil, fmt.Errorf("%v is never started", m)
-}
-
-func withoutEnv(env []string, names ...string) []string {
-	var out []string
-next:
-	for _, kv := range env {
-		for _, n := range names {
-			if strings.HasPrefix(kv, n+"=") {
-				continue next
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // start launches m's process, appending to its log, and returns at once:

@@ -270,7 +270,7 @@ func (e *ensemble) replace(bin string, m *member, to Kind) migrationStep {
 			command = "export"
 		}
 		cmd := exec.Command(bin, "data", command, "--config", m.cfgPath)
-		cmd.Env = withoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS")
+		cmd.Env = gozkproc.WithoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			e.t.Fatalf("gozk data %s for %v: %v\n%s", command, m, err, out)

@@ -238,7 +238,7 @@ func (p *Process) launch() error {
 	cmd := exec.Command(p.bin, args...)
 	cmd.Dir = p.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(filterEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"), p.opts.Env...)
+	cmd.Env = append(WithoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"), p.opts.Env...)
 	setProcAttr(cmd)
 	if err := cmd.Start(); err != nil {
 		p.mu.Unlock()
@@ -322,7 +322,10 @@ func (p *Process) cleanup() {
 	}
 }
 
-func filterEnv(env []string, drop ...string) []string {
+// WithoutEnv is env (as os.Environ gives it) without the variables
+// named: what a gozk process is started with when the test sets its
+// SERVER_JVMFLAGS, or GOZK_FAILPOINTS, itself.
+func WithoutEnv(env []string, drop ...string) []string {
 	out := env[:0:0]
 next:
 	for _, kv := range env {

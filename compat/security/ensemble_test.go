@@ -205,7 +205,7 @@ func (m *member) start() {
 		}
 		cmd = exec.Command(bin, "server", "--config", m.cfgPath)
 		if len(flags) > 0 {
-			cmd.Env = append(withoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"), "SERVER_JVMFLAGS="+strings.Join(flags, " "))
+			cmd.Env = append(gozkproc.WithoutEnv(os.Environ(), "JVMFLAGS", "SERVER_JVMFLAGS"), "SERVER_JVMFLAGS="+strings.Join(flags, " "))
 		}
 	}
 	logFile, err := os.OpenFile(m.logPath, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
@@ -229,20 +229,6 @@ func (m *member) start() {
 	m.cmd, m.exited = cmd, exited
 	m.mu.Unlock()
 	go func() { cmd.Wait(); close(exited) }()
-}
-
-func withoutEnv(env []string, names ...string) []string {
-	var out []string
-next:
-	for _, kv := range env {
-		for _, n := range names {
-			if strings.HasPrefix(kv, n+"=") {
-				continue next
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // kill ends the process (kill -9) and waits for it.
