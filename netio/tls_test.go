@@ -690,3 +690,88 @@ func TestTLSHandshakeLimit(t *testing.T) {
 		t.Fatalf("%d refused and %d in progress, want 1 and 0", s.TLSHandshakesRefused(), s.TLSHandshakesInProgress())
 	}
 }
+
+// TestTLSHandshakeLimitUnderACrowd: many clients of every kind at once
+// on a throttled unified port (TLS, plain, silent ones that leave, TLS
+// that stops halfway, garbage). Whatever the interleaving, every
+// connection ends counted once, the handshakes in progress and the
+// connections held return to zero, and the port still serves.
+func TestTLSHandshakeLimitUnderACrowd(t *testing.T) {
+	h := &handshakeCounter{testHandler: newTestHandler()}
+	h.onWord = func(*Conn, string) []byte { return []byte("imok") }
+	s := startTLSServer(t, Config{PortUnification: true, MaxTLSHandshakes: 3, HandshakeDetectionTimeout: 200 * time.Millisecond}, h)
+	addr := s.Addr().String()
+	kinds := []func(i int){
+		func(int) { // a TLS client that sends a frame if it gets through
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			_ = nc.SetDeadline(time.Now().Add(hangGuard))
+			tc := tls.Client(nc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{getPKI(t).client}})
+			if tc.Handshake() == nil {
+				_, _ = tc.Write(appendFrame(nil, []byte("tls")))
+			}
+		},
+		func(int) { // a four-letter word
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			_ = nc.SetDeadline(time.Now().Add(hangGuard))
+			_, _ = nc.Write([]byte("ruok"))
+			_, _ = io.ReadAll(nc)
+		},
+		func(i int) { // silent, leaving before or after the detection timeout
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			time.Sleep(time.Duration(i%5) * 100 * time.Millisecond)
+			nc.Close()
+		},
+		func(int) { // a TLS record header, then nothing
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			_, _ = nc.Write([]byte{0x16, 0x03, 0x01, 0x01, 0x00})
+			time.Sleep(50 * time.Millisecond)
+			nc.Close()
+		},
+		func(int) { // garbage after a record header
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			_ = nc.SetDeadline(time.Now().Add(hangGuard))
+			_, _ = nc.Write([]byte{0x16, 0x03, 0x01, 0x00, 0x04, 0xde, 0xad, 0xbe, 0xef})
+			_, _ = io.ReadAll(nc)
+		},
+	}
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			kinds[i%len(kinds)](i)
+		}()
+	}
+	wg.Wait()
+	waitFor(t, "every connection to end", func() bool { return s.ConnCount() == 0 && s.TLSHandshakesInProgress() == 0 })
+	if s.TLSHandshakesRefused() != uint64(h.refused.Load()) || s.TLSHandshakeFailures() != uint64(h.failed.Load()) {
+		t.Fatalf("server counted %d refused and %d failed, the handler %d and %d",
+			s.TLSHandshakesRefused(), s.TLSHandshakeFailures(), h.refused.Load(), h.failed.Load())
+	}
+	t.Logf("%d refused over the limit, %d failed handshakes", s.TLSHandshakesRefused(), s.TLSHandshakeFailures())
+	tc := mustDialTLS(t, s.Addr())
+	_, _ = tc.Write(appendFrame(nil, []byte("after")))
+	for {
+		if ev := recv(t, h.frames); string(ev.payload) == "after" {
+			break
+		}
+	}
+}
