@@ -35,7 +35,12 @@ type Config struct {
 	// closed at once (Java 3.8 throttles a unified port so, never its
 	// secure port); -1 by default, no limit.
 	TLSHandshakeLimit int
-	SnapCount         int // snapCount
+	// EarlyDropSecureHandshakes is
+	// zookeeper.netty.server.earlyDropSecureConnectionHandshakes: while
+	// an ensemble member does not serve, connections to the secure
+	// client port are closed before their TLS handshake.
+	EarlyDropSecureHandshakes bool
+	SnapCount                 int // snapCount
 	// A leader's sync decision (Java's ZKDatabase and LearnerHandler):
 	// zookeeper.commitLogCount committed txns kept in memory for DIFFs,
 	// zookeeper.snapshotSizeFactor (a DIFF from the txn log may be this

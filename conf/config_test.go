@@ -238,6 +238,28 @@ func TestTLSHandshakeLimit(t *testing.T) {
 	}
 }
 
+// TestEarlyDropSecureHandshakes: the Java system property, from -D or
+// zoo.cfg; off by default.
+func TestEarlyDropSecureHandshakes(t *testing.T) {
+	for _, c := range []struct {
+		cfg, flags string
+		want       bool
+	}{
+		{"", "", false},
+		{"", "-Dzookeeper.netty.server.earlyDropSecureConnectionHandshakes=true", true},
+		{"netty.server.earlyDropSecureConnectionHandshakes=TRUE\n", "", true},
+		{"netty.server.earlyDropSecureConnectionHandshakes=false\n", "-Dzookeeper.netty.server.earlyDropSecureConnectionHandshakes=true", false},
+	} {
+		cfg, err := Load(write(t, "dataDir=/d\nclientPort=2181\n"+c.cfg), c.flags)
+		if err != nil {
+			t.Fatalf("%q %q: %v", c.cfg, c.flags, err)
+		}
+		if cfg.EarlyDropSecureHandshakes != c.want {
+			t.Errorf("%q %q: EarlyDropSecureHandshakes %v, want %v", c.cfg, c.flags, cfg.EarlyDropSecureHandshakes, c.want)
+		}
+	}
+}
+
 func TestSessionlessCnxnTimeout(t *testing.T) {
 	cases := []struct {
 		cfg, flags string

@@ -123,6 +123,7 @@ func (c *Config) applySystemProperties() error {
 	// nio.sessionlessCnxnTimeout in zoo.cfg.
 	c.sysMillis(&c.SessionlessCnxnTimeout, zk("nio.sessionlessCnxnTimeout"))
 	c.sysInt(&c.TLSHandshakeLimit, zk("netty.server.outstandingHandshake.limit"))
+	c.sysBool(&c.EarlyDropSecureHandshakes, zk("netty.server.earlyDropSecureConnectionHandshakes"))
 	if p, ok := c.sysLookup(zk("nio.sessionlessCnxnTimeout")); ok && c.SessionlessCnxnTimeout <= 0 {
 		// Java cannot run its connection expiry with no interval.
 		c.warnAt(p, "sessionlessCnxnTimeout must be positive; using 10000")

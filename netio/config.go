@@ -84,6 +84,12 @@ type Config struct {
 	// ZooKeeper 3.8, whose factory decides on throttling before it knows
 	// it serves a secure port, SecureAddr is never throttled.
 	MaxTLSHandshakes int
+	// DropSecureBeforeHandshake, when set, is asked for each connection
+	// to SecureAddr before its handshake; true closes it there
+	// (zookeeper.netty.server.earlyDropSecureConnectionHandshakes: an
+	// ensemble member that is not serving spends no handshake on a
+	// client it would close anyway). The caller counts what it drops.
+	DropSecureBeforeHandshake func() bool
 	// Logger receives connection-level events (limits, bad lengths, slow
 	// consumers). The zero value logs nothing.
 	Logger zerolog.Logger

@@ -132,5 +132,8 @@
 // are told plain or end their handshake, and closes at once one that
 // would pass the limit (Server.TLSHandshakesRefused, logged as the
 // failures are): Java's handshake throttling, which ZooKeeper 3.8 applies
-// to a unified port only.
+// to a unified port only. Config.DropSecureBeforeHandshake lets the
+// caller close a secure-port connection before its handshake
+// (zookeeper.netty.server.earlyDropSecureConnectionHandshakes while an
+// ensemble member does not serve).
 package netio

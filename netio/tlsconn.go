@@ -205,6 +205,12 @@ func (s *Server) serveSecure(nc *net.TCPConn, p *peer, unified, counted bool) {
 		return
 	}
 
+	if !unified && s.cfg.DropSecureBeforeHandshake != nil && s.cfg.DropSecureBeforeHandshake() {
+		sc.shutdown()
+		s.releaseIn(remote.Addr(), perIP)
+		s.handshakeLog.dropped(s.log, remote)
+		return
+	}
 	if !counted {
 		s.handshakes.Add(1)
 	}

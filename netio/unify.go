@@ -166,6 +166,7 @@ type handshakeLog struct {
 	mu       sync.Mutex
 	lines    logEvery
 	refusals logEvery
+	drops    logEvery
 }
 
 func (h *handshakeLog) failed(log zerolog.Logger, remote netip.AddrPort, unified bool, err error) {
@@ -202,6 +203,23 @@ func (h *handshakeLog) refused(log zerolog.Logger, remote netip.AddrPort, limit 
 		ev = ev.Int("notLogged", suppressed)
 	}
 	ev.Msg("TLS connection closed before its handshake: zookeeper.netty.server.outstandingHandshake.limit handshakes are in progress")
+}
+
+// dropped logs a secure-port connection closed before its handshake
+// because the server does not serve (DropSecureBeforeHandshake), rate
+// limited: every client of a member that is electing retries.
+func (h *handshakeLog) dropped(log zerolog.Logger, remote netip.AddrPort) {
+	h.mu.Lock()
+	suppressed, ok := h.drops.allow(time.Now(), handshakeLogInterval)
+	h.mu.Unlock()
+	if !ok {
+		return
+	}
+	ev := log.Info().Str("remote", remote.String())
+	if suppressed > 0 {
+		ev = ev.Int("notLogged", suppressed)
+	}
+	ev.Msg("not serving clients: TLS connection closed before its handshake (zookeeper.netty.server.earlyDropSecureConnectionHandshakes)")
 }
 
 // HandshakeFailureReason names why a TLS handshake failed, in the terms an

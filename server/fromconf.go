@@ -32,6 +32,7 @@ func FromConf(c *conf.Config, logger zerolog.Logger) Config {
 	sc.EventLoops = c.NumSelectorThreads
 	sc.SessionlessTimeout = c.SessionlessCnxnTimeout
 	sc.TLSHandshakeLimit = c.TLSHandshakeLimit
+	sc.EarlyDropSecureHandshakes = c.EarlyDropSecureHandshakes
 	sc.SnapCount = c.SnapCount
 	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
 	sc.PurgeInterval = c.AutopurgeInterval

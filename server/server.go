@@ -64,6 +64,12 @@ type Config struct {
 	PortUnification           bool
 	HandshakeDetectionTimeout time.Duration // ssl.handshakeDetectionTimeoutMillis
 	TLSHandshakeLimit         int           // zookeeper.netty.server.outstandingHandshake.limit (a unified port only); 0 or below = none
+	// EarlyDropSecureHandshakes is
+	// zookeeper.netty.server.earlyDropSecureConnectionHandshakes: while
+	// the server does not serve (an ensemble member electing or
+	// syncing), a connection to the secure port is closed before its TLS
+	// handshake, not after it at the ConnectRequest.
+	EarlyDropSecureHandshakes bool
 	// Ensemble makes the server an ensemble member: Open loads the data
 	// but serves no client, prepares no write and expires no session
 	// until its peer starts a role (StartLearning, StartLeading).
@@ -376,6 +382,7 @@ func (s *Server) ClientPortConfig() netio.Config {
 		PortUnification:           s.cfg.PortUnification,
 		HandshakeDetectionTimeout: s.cfg.HandshakeDetectionTimeout,
 		MaxTLSHandshakes:          s.cfg.TLSHandshakeLimit,
+		DropSecureBeforeHandshake: s.dropSecureBeforeHandshake(),
 	}
 }
 

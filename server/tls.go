@@ -77,6 +77,23 @@ func (s *Server) OnHandshakeFailure() {
 	s.mon.metrics.UnsuccessfulHandshake.Add(1)
 }
 
+// dropSecureBeforeHandshake is the client port's test for closing a
+// secure-port connection before its handshake, with
+// EarlyDropSecureHandshakes: the server does not serve, and the drop
+// counts in cnxn_closed_without_zk_server_running, as in Java.
+func (s *Server) dropSecureBeforeHandshake() func() bool {
+	if !s.cfg.EarlyDropSecureHandshakes {
+		return nil
+	}
+	return func() bool {
+		if s.Serving() {
+			return false
+		}
+		s.mon.metrics.CnxnClosedWithoutServer.Add(1)
+		return true
+	}
+}
+
 // OnHandshakeRefused implements netio.HandshakeObserver: a connection
 // closed over zookeeper.netty.server.outstandingHandshake.limit counts in
 // tls_handshake_exceeded, as in Java.

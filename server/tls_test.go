@@ -21,6 +21,8 @@ import (
 
 	"github.com/gozk/gozk/acl"
 	"github.com/gozk/gozk/conf"
+	"github.com/gozk/gozk/jute"
+	"github.com/gozk/gozk/proto"
 	"github.com/gozk/gozk/tlsconf"
 )
 
@@ -249,5 +251,58 @@ func TestFromConfSecurePort(t *testing.T) {
 	plain.DataDir = dir
 	if sc := FromConf(plain, zerolog.Nop()); slices.Contains(sc.ACL.ExtraProviders, acl.ClassX509Provider) || sc.SecureClientAddr != "" {
 		t.Fatalf("x509 registered or secure port set without TLS: %v %q", sc.ACL.ExtraProviders, sc.SecureClientAddr)
+	}
+}
+
+// TestEarlyDropSecureHandshakes: a member that does not serve (an
+// ensemble member before its role) closes a secure-port client: with
+// zookeeper.netty.server.earlyDropSecureConnectionHandshakes before the
+// TLS handshake, without it at the ConnectRequest after the handshake;
+// both count in cnxn_closed_without_zk_server_running, as in Java.
+func TestEarlyDropSecureHandshakes(t *testing.T) {
+	ca := newTestCA(t)
+	_, _, alice := ca.issue(t, "alice", false)
+	for _, early := range []bool{true, false} {
+		s := startTLSTestServer(t, ca, tls.RequireAndVerifyClientCert, func(c *Config) {
+			c.Ensemble = true
+			c.ServerID = 2
+			c.EarlyDropSecureHandshakes = early
+		})
+		nc, err := net.Dial("tcp", s.SecureAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
+		tc := tls.Client(nc, &tls.Config{RootCAs: ca.pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{alice}})
+		herr := tc.Handshake()
+		switch {
+		case early && herr == nil:
+			t.Fatal("early drop: the handshake finished with a server that does not serve")
+		case !early && herr != nil:
+			t.Fatalf("no early drop: handshake %v", herr)
+		case !early:
+			h := proto.Handshake{ConnectRequest: proto.ConnectRequest{TimeOut: 4000, Passwd: make([]byte, proto.PasswordLength)}}
+			sendFrame(t, tc, jute.Marshal(&h))
+			if n, err := tc.Read(make([]byte, 64)); err == nil {
+				t.Fatalf("no early drop: the ConnectRequest got %d bytes from a server that does not serve", n)
+			}
+		}
+		nc.Close()
+		deadline := time.Now().Add(10 * time.Second)
+		for s.Metrics().CnxnClosedWithoutServer.Load() != 1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("early=%v: cnxn_closed_without_zk_server_running = %d, want 1", early, s.Metrics().CnxnClosedWithoutServer.Load())
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if early && s.Stats().AuthFailed != 0 {
+			t.Fatal("a connection dropped before its handshake counted as a failed authentication")
+		}
+	}
+	// A standalone server serves: nothing is dropped.
+	s := startTLSTestServer(t, ca, tls.RequireAndVerifyClientCert, func(c *Config) { c.EarlyDropSecureHandshakes = true })
+	connectTLS(t, s.SecureAddr(), ca, &alice)
+	if n := s.Metrics().CnxnClosedWithoutServer.Load(); n != 0 {
+		t.Fatalf("a serving server dropped %d", n)
 	}
 }

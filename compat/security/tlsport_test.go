@@ -562,3 +562,61 @@ func TestTLSHandshakeLimit(t *testing.T) {
 	}
 	tlsportSame(t, "handshake limit", facts)
 }
+
+// TestEarlyDropSecureHandshakes: a member of a three-server ensemble
+// started alone stays electing and serves no client. On its secure
+// client port, with zookeeper.netty.server.earlyDropSecureConnectionHandshakes
+// both Java and gozk close a TLS client before the handshake; without it
+// both finish the handshake and close the connection at its
+// ConnectRequest.
+func TestEarlyDropSecureHandshakes(t *testing.T) {
+	certs := tlsportCerts(t)
+	tlsportJavaClasspath(t)
+	for _, early := range []bool{true, false} {
+		facts := map[string][]string{}
+		for _, kind := range []memberKind{kindJava, kindGozk} {
+			ms := newEnsemble(t, "127.0.0.1", kind, kind, kind)
+			secure := testport.MustFree(t)
+			ms[0].startWith(
+				"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+				"secureClientPort="+strconv.Itoa(secure), "secureClientPortAddress=127.0.0.1",
+				"ssl.keyStore.location="+certs.Server.P12, "ssl.keyStore.password="+certs.Password,
+				"ssl.trustStore.location="+certs.Trust.P12, "ssl.trustStore.password="+certs.Password,
+				"netty.server.earlyDropSecureConnectionHandshakes="+strconv.FormatBool(early))
+			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(secure))
+			deadline := time.Now().Add(memberWait)
+			for {
+				c, err := net.DialTimeout("tcp", addr, time.Second)
+				if err == nil {
+					c.Close()
+					break
+				}
+				if time.Now().After(deadline) || ms[0].exitedEarly() {
+					t.Fatalf("%v never opened its secure port: %v\n%s", ms[0], err, tail(ms[0].log(), 4000))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			time.Sleep(time.Second) // electing, alone
+			facts[string(kind)] = append(tlsportHandshakeOnly(t, addr, certs, &certs.Clients[0]), tlsportBare(t, addr, certs, &certs.Clients[0], true)...)
+			ms[0].kill()
+		}
+		tlsportSame(t, fmt.Sprintf("earlyDropSecureConnectionHandshakes=%v on an electing member", early), facts)
+	}
+}
+
+// tlsportHandshakeOnly reports whether the client's side of a TLS
+// handshake with addr finishes.
+func tlsportHandshakeOnly(t *testing.T, addr string, certs *certtest.Set, b *certtest.Bundle) []string {
+	t.Helper()
+	raw, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	_ = raw.SetDeadline(time.Now().Add(20 * time.Second))
+	tc := tls.Client(raw, tlsportClientTLS(t, certs, b))
+	if err := tc.Handshake(); err != nil {
+		return []string{"handshake false"}
+	}
+	return []string{"handshake true"}
+}
