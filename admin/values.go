@@ -41,7 +41,7 @@ func (c *Commands) readMetrics(s *server.Server) metricValues {
 			"packets_sent":                st.PacketsSent,
 			"packets_received":            st.PacketsReceived,
 			"max_client_response_size":    st.MaxResponseSize,
-			"connection_drop_probability": 0.0,
+			"connection_drop_probability": s.ConnectionDropChance(),
 			"watch_count":                 int64(st.WatchCount),
 			"auth_failed_count":           st.AuthFailed,
 			"min_latency":                 st.Latency.Min,

@@ -40,7 +40,10 @@ type Config struct {
 	// an ensemble member does not serve, connections to the secure
 	// client port are closed before their TLS handshake.
 	EarlyDropSecureHandshakes bool
-	SnapCount                 int // snapCount
+	// ConnectionThrottle is the zookeeper.connection_throttle_* family
+	// (connthrottle.go); off unless its Tokens is set.
+	ConnectionThrottle ConnectionThrottle
+	SnapCount          int // snapCount
 	// A leader's sync decision (Java's ZKDatabase and LearnerHandler):
 	// zookeeper.commitLogCount committed txns kept in memory for DIFFs,
 	// zookeeper.snapshotSizeFactor (a DIFF from the txn log may be this
@@ -276,6 +279,7 @@ func Defaults() *Config {
 		GlobalOutstandingLimit:  1000,
 		SessionlessCnxnTimeout:  10 * time.Second,
 		TLSHandshakeLimit:       -1,
+		ConnectionThrottle:      defaultConnectionThrottle(),
 		SnapCount:               100000,
 		CommitLogCount:          500,
 		InitialZxid:             -1,

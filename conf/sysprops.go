@@ -124,6 +124,9 @@ func (c *Config) applySystemProperties() error {
 	c.sysMillis(&c.SessionlessCnxnTimeout, zk("nio.sessionlessCnxnTimeout"))
 	c.sysInt(&c.TLSHandshakeLimit, zk("netty.server.outstandingHandshake.limit"))
 	c.sysBool(&c.EarlyDropSecureHandshakes, zk("netty.server.earlyDropSecureConnectionHandshakes"))
+	if err := c.applyConnectionThrottle(); err != nil {
+		return err
+	}
 	if p, ok := c.sysLookup(zk("nio.sessionlessCnxnTimeout")); ok && c.SessionlessCnxnTimeout <= 0 {
 		// Java cannot run its connection expiry with no interval.
 		c.warnAt(p, "sessionlessCnxnTimeout must be positive; using 10000")

@@ -354,6 +354,10 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 		c.nc.Close()
 		return
 	}
+	if !s.admitConnect(c, h.SessionId) {
+		c.nc.Close()
+		return
+	}
 	if h.LastZxidSeen > s.tree.LastProcessedZxid() {
 		// The client has seen a newer state than ours: it must try
 		// another server. Java closes without answering.
@@ -367,7 +371,6 @@ func (s *Server) handleConnect(c *connection, payload []byte) {
 	if h.SessionId == 0 {
 		id := s.tracker.newID()
 		c.nc.PauseReading()
-		s.mon.metrics.ConnectionRequestCount.Add(1)
 		req := &request{conn: c, sid: id, op: proto.OpCreateSession, sessionTimeout: timeout, start: monoNanos()}
 		s.outstanding.Add(1)
 		s.prepQueue.push(req)

@@ -33,6 +33,7 @@ func FromConf(c *conf.Config, logger zerolog.Logger) Config {
 	sc.SessionlessTimeout = c.SessionlessCnxnTimeout
 	sc.TLSHandshakeLimit = c.TLSHandshakeLimit
 	sc.EarlyDropSecureHandshakes = c.EarlyDropSecureHandshakes
+	sc.ConnThrottle = connThrottleFromConf(c)
 	sc.SnapCount = c.SnapCount
 	sc.SnapRetainCount = c.AutopurgeSnapRetainCount
 	sc.PurgeInterval = c.AutopurgeInterval

@@ -70,6 +70,9 @@ type Config struct {
 	// syncing), a connection to the secure port is closed before its TLS
 	// handshake, not after it at the ConnectRequest.
 	EarlyDropSecureHandshakes bool
+	// ConnThrottle is Java's connection throttle (connthrottle.go); its
+	// zero value lets every connection through.
+	ConnThrottle ConnThrottle
 	// Ensemble makes the server an ensemble member: Open loads the data
 	// but serves no client, prepares no write and expires no session
 	// until its peer starts a role (StartLearning, StartLeading).
@@ -134,6 +137,9 @@ type Server struct {
 	txnLog  *persistence.TxnLog // store.Log()
 	tracker *sessionTracker
 	net     *netio.Server
+
+	throttle    *connThrottle // zookeeper.connection_throttle_*
+	throttleLog logLimiter
 
 	prep      *prepStage
 	prepQueue *requestQueue // writes waiting for writeLoop
@@ -265,6 +271,7 @@ func Open(cfg Config) (*Server, error) {
 		failed:          make(chan struct{}),
 		snapTrigger:     make(chan struct{}, 1),
 		snapAfter:       snapThreshold(cfg.SnapCount),
+		throttle:        newConnThrottle(cfg.ConnThrottle, throttleNow(), nil),
 	}
 	s.mon = newMonitor(s, cfg.StatsDisabled)
 	s.watches.SetDelivery(s.notifyWatchers)

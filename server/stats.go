@@ -451,6 +451,10 @@ type Metrics struct {
 	// quit_leading_due_to_disloyal_voter: a leader that stepped down
 	// because a voter it relied on followed another leader.
 	QuitLeadingDueToDisloyalVoter Counter
+	// ConnectionTokenDeficit is connection_token_deficit: the
+	// connection throttle's deficit after each ConnectRequest it lets
+	// through (0 with the throttle off, as in Java).
+	ConnectionTokenDeficit *Summary
 	// UnsuccessfulHandshake is unsuccessful_handshake: TLS handshakes
 	// of the client port that failed.
 	UnsuccessfulHandshake Counter
@@ -508,6 +512,7 @@ func newMetrics() *Metrics {
 		LearnerHandlerQPSize:             NewSummarySet("learner_handler_qp_size"),
 		LearnerHandlerQPTime:             NewPercentileSummarySet("learner_handler_qp_time_ms"),
 		AckLatency:                       NewPercentileSummarySet("ack_latency"),
+		ConnectionTokenDeficit:           NewSummary("connection_token_deficit"),
 	}
 }
 
@@ -519,7 +524,8 @@ func (m *Metrics) Summaries() map[string]*Summary {
 		m.NodeDeletedWatchCount, m.NodeChangedWatchCount, m.NodeChildrenWatchCount,
 		m.ElectionTime, m.FollowerSyncTime, m.ObserverSyncTime, m.UnavailableTime, m.LeaderUnavailableTime,
 		m.LearnerRequestProcessorQueueSize, m.ProposalLatency, m.CommitPropagationLatency,
-		m.ProposalAckCreationLatency, m.QuorumAckLatency, m.InflightDiffCount, m.InflightSnapCount} {
+		m.ProposalAckCreationLatency, m.QuorumAckLatency, m.InflightDiffCount, m.InflightSnapCount,
+		m.ConnectionTokenDeficit} {
 		out[s.Name] = s
 	}
 	return out
