@@ -188,9 +188,9 @@ func (h *handshakeLog) failed(log zerolog.Logger, remote netip.AddrPort, unified
 	ev.Msg("TLS handshake failed; connection closed")
 }
 
-// refused logs a TLS connection closed over the handshake limit, rate
-// limited as the failures are (a crowd of clients is what the limit is
-// for).
+// refused logs a connection to a unified port closed over the handshake
+// limit (before it was told TLS or plain), rate limited as the failures
+// are: a crowd of clients is what the limit is for.
 func (h *handshakeLog) refused(log zerolog.Logger, remote netip.AddrPort, limit int) {
 	h.mu.Lock()
 	suppressed, ok := h.refusals.allow(time.Now(), handshakeLogInterval)
@@ -202,7 +202,7 @@ func (h *handshakeLog) refused(log zerolog.Logger, remote netip.AddrPort, limit 
 	if suppressed > 0 {
 		ev = ev.Int("notLogged", suppressed)
 	}
-	ev.Msg("TLS connection closed before its handshake: zookeeper.netty.server.outstandingHandshake.limit handshakes are in progress")
+	ev.Msg("connection closed at once: zookeeper.netty.server.outstandingHandshake.limit connections are in their TLS handshakes")
 }
 
 // dropped logs a secure-port connection closed before its handshake

@@ -14,8 +14,7 @@ import (
 // (zookeeper.connection_throttle_*): a bucket of Tokens that every
 // ConnectRequest draws from and that gets FillCount back every
 // FillTimeMs, with BLUE's random early drop on top unless FreezeTimeMs is
-// -1. A refused
-// connection is closed without an answer and counted in
+// -1. A refused connection is closed without an answer and counted in
 // connection_rejected, as in Java.
 type ConnThrottle struct {
 	Tokens       int // 0: no throttle
