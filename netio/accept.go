@@ -6,6 +6,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
+
+	"github.com/gozk/gozk/internal/ratelog"
 )
 
 // acceptLogInterval is the least time between two log lines about failing
@@ -25,27 +27,9 @@ const acceptLogInterval = 10 * time.Second
 // connection accepted acceptCalm after the last failure, once per
 // warning.
 type acceptState struct {
-	warnings    logEvery
+	warnings    ratelog.Every
 	warned      bool
 	lastFailure time.Time
-}
-
-// logEvery lets one line of a kind through per interval and counts the
-// lines it holds back meanwhile.
-type logEvery struct {
-	last time.Time
-	held int
-}
-
-// allow reports whether a line may be written at now, one interval after
-// the last; held is how many were held back since the last one.
-func (l *logEvery) allow(now time.Time, interval time.Duration) (held int, ok bool) {
-	if !l.last.IsZero() && now.Sub(l.last) < interval {
-		l.held++
-		return 0, false
-	}
-	held, l.held, l.last = l.held, 0, now
-	return held, true
 }
 
 // acceptCalm is how long accepts must have worked before the shortage is
@@ -58,7 +42,7 @@ const acceptCalm = time.Second
 func (a *acceptState) failed(log zerolog.Logger, err error) {
 	now := time.Now()
 	a.lastFailure = now
-	held, ok := a.warnings.allow(now, acceptLogInterval)
+	held, ok := a.warnings.Allow(now, acceptLogInterval)
 	if !ok {
 		return
 	}

@@ -496,7 +496,7 @@ func TestHandshakeLogIsRateLimited(t *testing.T) {
 	if n := strings.Count(logs.String(), "\n"); n != 1 {
 		t.Fatalf("%d lines for 5 failures within the interval, want 1", n)
 	}
-	hl.lines.last = time.Now().Add(-2 * handshakeLogInterval)
+	hl.failures.Now = func() time.Time { return time.Now().Add(2 * handshakeLogInterval) }
 	hl.failed(log, netip.MustParseAddrPort("127.0.0.1:1"), false, err)
 	if !strings.Contains(logs.String(), `"notLogged":4`) {
 		t.Fatalf("the next line does not count those left out: %s", logs.String())

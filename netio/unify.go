@@ -8,12 +8,12 @@ import (
 	"net"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 
+	"github.com/gozk/gozk/internal/ratelog"
 	"github.com/gozk/gozk/tlsconf"
 )
 
@@ -154,72 +154,44 @@ func peekIsTLS(nc *net.TCPConn, timeout time.Duration) (bool, error) {
 	}
 }
 
-// handshakeLogInterval is the least time between two log lines about
-// failed TLS handshakes: a misconfigured client retries every second or
-// so, and a scan of the port fails by the thousand.
+// handshakeLogInterval is the least time between two log lines of one
+// kind about TLS connections closed before the handler saw them: a
+// misconfigured client retries every second or so, and a scan of the
+// port fails by the thousand.
 const handshakeLogInterval = 10 * time.Second
 
-// handshakeLog writes the failed handshakes to the log: the first at
-// once, then at most one per handshakeLogInterval, which counts those
-// left out since the previous line.
+// handshakeLog writes the TLS connections that never reach the handler
+// to the log, each kind at most once per handshakeLogInterval with the
+// number held back since its last line: a crowd of clients, a port scan
+// or an ensemble's clients retrying during an election would repeat them
+// by the thousand.
 type handshakeLog struct {
-	mu       sync.Mutex
-	lines    logEvery
-	refusals logEvery
-	drops    logEvery
+	failures ratelog.Every
+	refusals ratelog.Every
+	drops    ratelog.Every
 }
 
 func (h *handshakeLog) failed(log zerolog.Logger, remote netip.AddrPort, unified bool, err error) {
-	h.mu.Lock()
-	suppressed, ok := h.lines.allow(time.Now(), handshakeLogInterval)
-	h.mu.Unlock()
-	if !ok {
-		return
-	}
 	port := "secureClientPort"
 	if unified {
 		port = "clientPort (client.portUnification)"
 	}
-	ev := log.Warn().Str("remote", remote.String()).Str("port", port).
-		Str("reason", HandshakeFailureReason(err)).Err(err)
-	if suppressed > 0 {
-		ev = ev.Int("notLogged", suppressed)
-	}
-	ev.Msg("TLS handshake failed; connection closed")
+	h.failures.Event(handshakeLogInterval, log.Warn).Str("remote", remote.String()).Str("port", port).
+		Str("reason", HandshakeFailureReason(err)).Err(err).Msg("TLS handshake failed; connection closed")
 }
 
 // refused logs a connection to a unified port closed over the handshake
-// limit (before it was told TLS or plain), rate limited as the failures
-// are: a crowd of clients is what the limit is for.
+// limit, before it was told TLS or plain.
 func (h *handshakeLog) refused(log zerolog.Logger, remote netip.AddrPort, limit int) {
-	h.mu.Lock()
-	suppressed, ok := h.refusals.allow(time.Now(), handshakeLogInterval)
-	h.mu.Unlock()
-	if !ok {
-		return
-	}
-	ev := log.Warn().Str("remote", remote.String()).Int("limit", limit)
-	if suppressed > 0 {
-		ev = ev.Int("notLogged", suppressed)
-	}
-	ev.Msg("connection closed at once: zookeeper.netty.server.outstandingHandshake.limit connections are in their TLS handshakes")
+	h.refusals.Event(handshakeLogInterval, log.Warn).Str("remote", remote.String()).Int("limit", limit).
+		Msg("connection closed at once: zookeeper.netty.server.outstandingHandshake.limit connections are in their TLS handshakes")
 }
 
 // dropped logs a secure-port connection closed before its handshake
-// because the server does not serve (DropSecureBeforeHandshake), rate
-// limited: every client of a member that is electing retries.
+// because the server does not serve (DropSecureBeforeHandshake).
 func (h *handshakeLog) dropped(log zerolog.Logger, remote netip.AddrPort) {
-	h.mu.Lock()
-	suppressed, ok := h.drops.allow(time.Now(), handshakeLogInterval)
-	h.mu.Unlock()
-	if !ok {
-		return
-	}
-	ev := log.Info().Str("remote", remote.String())
-	if suppressed > 0 {
-		ev = ev.Int("notLogged", suppressed)
-	}
-	ev.Msg("not serving clients: TLS connection closed before its handshake (zookeeper.netty.server.earlyDropSecureConnectionHandshakes)")
+	h.drops.Event(handshakeLogInterval, log.Info).Str("remote", remote.String()).
+		Msg("not serving clients: TLS connection closed before its handshake (zookeeper.netty.server.earlyDropSecureConnectionHandshakes)")
 }
 
 // HandshakeFailureReason names why a TLS handshake failed, in the terms an

@@ -133,11 +133,9 @@ func (s *Server) admitConnect(c *connection, sessionID int64) bool {
 	ok, deficit := s.throttle.allow(max(need, 1), throttleNow())
 	if !ok {
 		s.mon.metrics.ConnectionRejected.Add(1)
-		if s.throttleLog.allow(time.Now(), throttleLogInterval) {
-			s.logger.Warn().Str("remote", c.nc.RemoteAddr().String()).Int("tokens", s.cfg.ConnThrottle.Tokens).
-				Float64("dropChance", s.throttle.dropChance()).Int64("rejected", s.mon.metrics.ConnectionRejected.Load()).
-				Msg("connection refused by the connection throttle (zookeeper.connection_throttle_*)")
-		}
+		s.throttleLog.Event(throttleLogInterval, s.logger.Warn).Str("remote", c.nc.RemoteAddr().String()).
+			Int("tokens", s.cfg.ConnThrottle.Tokens).Float64("dropChance", s.throttle.dropChance()).
+			Msg("connection refused by the connection throttle (zookeeper.connection_throttle_*)")
 		return false
 	}
 	s.mon.metrics.ConnectionTokenDeficit.Add(c.hint, int64(deficit))
@@ -149,14 +147,6 @@ func (s *Server) admitConnect(c *connection, sessionID int64) bool {
 // connections the throttle refused: under a storm of reconnects they
 // come by the thousand.
 const throttleLogInterval = 10 * time.Second
-
-// logLimiter lets a line through at most once per interval.
-type logLimiter struct{ last atomic.Int64 }
-
-func (l *logLimiter) allow(now time.Time, every time.Duration) bool {
-	last := l.last.Load()
-	return now.UnixNano()-last >= int64(every) && l.last.CompareAndSwap(last, now.UnixNano())
-}
 
 // dropChance is the current drop chance.
 func (t *connThrottle) dropChance() float64 { return math.Float64frombits(t.dropBits.Load()) }

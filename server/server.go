@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozk/gozk/acl"
 	"github.com/gozk/gozk/db"
+	"github.com/gozk/gozk/internal/ratelog"
 	"github.com/gozk/gozk/jute"
 	"github.com/gozk/gozk/netio"
 	"github.com/gozk/gozk/persistence"
@@ -139,7 +140,7 @@ type Server struct {
 	net     *netio.Server
 
 	throttle    *connThrottle // zookeeper.connection_throttle_*
-	throttleLog logLimiter
+	throttleLog ratelog.Every
 
 	prep      *prepStage
 	prepQueue *requestQueue // writes waiting for writeLoop
