@@ -68,37 +68,29 @@ func (c *Config) applyConnectionThrottle() error {
 	c.sysInt(&global, zk("connection_throttle_global_session_weight"))
 	c.sysInt(&local, zk("connection_throttle_local_session_weight"))
 	c.sysInt(&renew, zk("connection_throttle_renew_session_weight"))
-	warn := func(key, msg string, args ...any) {
-		if p, ok := c.sysLookup(zk(key)); ok {
-			c.warnAt(p, msg, args...)
+	// BlueThrottle's checks: a weight not above 0 gets its default, and
+	// the global and renew weights are at least the local one (as it
+	// was given).
+	weight := func(kind string, v, def int, atLeastLocal bool) int {
+		p, set := c.sysLookup(zk("connection_throttle_" + kind + "_session_weight"))
+		if !set {
+			// Left at its default, it can only be below a local
+			// weight that was set: name that one.
+			p, _ = c.sysLookup(zk("connection_throttle_local_session_weight"))
 		}
+		switch {
+		case v <= 0:
+			c.warnAt(p, "the %s session weight %d is not above 0; using %d as Java does", kind, v, def)
+			return def
+		case atLeastLocal && v < local:
+			c.warnAt(p, "the %s session weight %d is below the local session weight %d; using the local one as Java does", kind, v, local)
+			return local
+		}
+		return v
 	}
-	switch {
-	case global <= 0:
-		warn("connection_throttle_global_session_weight", "the global session weight %d is not above 0; using 3 as Java does", global)
-		t.GlobalWeight = 3
-	case global < local:
-		warn("connection_throttle_global_session_weight", "the global session weight %d is below the local session weight %d; using the local one as Java does", global, local)
-		t.GlobalWeight = local
-	default:
-		t.GlobalWeight = global
-	}
-	if local <= 0 {
-		warn("connection_throttle_local_session_weight", "the local session weight %d is not above 0; using 1 as Java does", local)
-		t.LocalWeight = 1
-	} else {
-		t.LocalWeight = local
-	}
-	switch {
-	case renew <= 0:
-		warn("connection_throttle_renew_session_weight", "the renew session weight %d is not above 0; using 2 as Java does", renew)
-		t.RenewWeight = 2
-	case renew < local:
-		warn("connection_throttle_renew_session_weight", "the renew session weight %d is below the local session weight %d; using the local one as Java does", renew, local)
-		t.RenewWeight = local
-	default:
-		t.RenewWeight = renew
-	}
+	t.GlobalWeight = weight("global", global, 3, true)
+	t.LocalWeight = weight("local", local, 1, false)
+	t.RenewWeight = weight("renew", renew, 2, true)
 	if t.Weighted {
 		t.Tokens *= t.GlobalWeight
 		t.FillCount *= t.GlobalWeight

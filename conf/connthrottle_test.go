@@ -46,6 +46,18 @@ func TestConnectionThrottle(t *testing.T) {
 	if !strings.Contains(warnings, "global session weight 0") || !strings.Contains(warnings, "renew session weight 1") {
 		t.Fatalf("warnings %q", warnings)
 	}
+	// A local weight above the defaults raises the other two, with the
+	// warnings naming the key that was set.
+	c, err = Load(write(t, "dataDir=/d\nclientPort=2181\nconnection_throttle_local_session_weight=5\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th := c.ConnectionThrottle; th.GlobalWeight != 5 || th.LocalWeight != 5 || th.RenewWeight != 5 {
+		t.Fatalf("local weight 5: %+v, want every weight 5", th)
+	}
+	if w := strings.Join(c.Warnings, "\n"); strings.Count(w, "connection_throttle_local_session_weight: the") != 2 {
+		t.Fatalf("warnings %q, want two naming the local weight's key", w)
+	}
 	for _, bad := range []string{
 		"connection_throttle_drop_decrease=lots\n",
 		"connection_throttle_tokens=5\nconnection_throttle_fill_time=0\n",

@@ -64,8 +64,9 @@ type connThrottle struct {
 	tokens     int
 	lastFill   int64 // ms
 	lastFreeze int64 // ms
-	drop       float64
-	dropBits   atomic.Uint64 // drop, for the gauge without the lock
+	// drop is the drop chance's bits: written under mu, read without it
+	// by the gauge.
+	drop atomic.Uint64
 }
 
 func newConnThrottle(cfg ConnThrottle, nowMs int64, random func() float64) *connThrottle {
@@ -79,7 +80,7 @@ func newConnThrottle(cfg ConnThrottle, nowMs int64, random func() float64) *conn
 // the current drop chance, or when the bucket holds fewer. It also
 // returns the bucket's deficit after the call.
 func (t *connThrottle) allow(need int, nowMs int64) (ok bool, deficit int) {
-	if t.cfg.Tokens == 0 {
+	if t.cfg.Tokens == 0 { // Java's "maxTokens = 0": no throttle
 		return true, 0
 	}
 	t.mu.Lock()
@@ -108,17 +109,18 @@ func (t *connThrottle) allow(need int, nowMs int64) (ok bool, deficit int) {
 func (t *connThrottle) survivesDrop(nowMs int64) bool {
 	deficit := t.cfg.Tokens - t.tokens
 	threshold := int(math.Round(float64(t.cfg.Tokens) * t.cfg.DecreaseRatio))
+	drop := t.dropChance()
 	if nowMs-t.lastFreeze > int64(t.cfg.FreezeTimeMs) {
 		switch {
-		case deficit == t.cfg.Tokens && t.drop < 1:
-			t.drop = min(t.drop+t.cfg.DropIncrease, 1)
-		case deficit <= threshold && t.drop > 0:
-			t.drop = max(t.drop-t.cfg.DropDecrease, 0)
+		case deficit == t.cfg.Tokens && drop < 1:
+			drop = min(drop+t.cfg.DropIncrease, 1)
+		case deficit <= threshold && drop > 0:
+			drop = max(drop-t.cfg.DropDecrease, 0)
 		}
 		t.lastFreeze = nowMs
-		t.dropBits.Store(math.Float64bits(t.drop))
+		t.drop.Store(math.Float64bits(drop))
 	}
-	return !(t.rand() < t.drop)
+	return !(t.rand() < drop)
 }
 
 // admitConnect draws the tokens a ConnectRequest costs (a reconnect's or
@@ -149,7 +151,7 @@ func (s *Server) admitConnect(c *connection, sessionID int64) bool {
 const throttleLogInterval = 10 * time.Second
 
 // dropChance is the current drop chance.
-func (t *connThrottle) dropChance() float64 { return math.Float64frombits(t.dropBits.Load()) }
+func (t *connThrottle) dropChance() float64 { return math.Float64frombits(t.drop.Load()) }
 
 // ConnectionDropChance is the connection throttle's chance of dropping a
 // ConnectRequest at random (mntr's connection_drop_probability): 0
