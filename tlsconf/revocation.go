@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,7 +71,7 @@ type crlCheck struct {
 	started time.Time
 
 	list    *x509.RevocationList
-	revoked map[string]int // serial number (serialKey) to its entry in list
+	revoked map[string]int // serial number (appendSerialKey) to its entry in list
 	err     error
 	// lastModified is the response's Last-Modified (a file's
 	// modification time), sent as If-Modified-Since on the next download;
@@ -159,7 +160,8 @@ func (r *revocationChecker) checkCRL(dp string, cert, issuer *x509.Certificate) 
 	if err != nil {
 		return err
 	}
-	if i, ok := c.revoked[serialKey(cert.SerialNumber)]; ok {
+	var buf [24]byte // a serial number is at most 20 bytes
+	if i, ok := c.revoked[string(appendSerialKey(buf[:0], cert.SerialNumber))]; ok {
 		e := c.list.RevokedCertificateEntries[i]
 		return fmt.Errorf("%w (CRL %s: reason %s, since %s)", errRevoked, dp,
 			reasonName(e.ReasonCode), e.RevocationTime.UTC().Format(time.RFC3339))
@@ -176,18 +178,28 @@ func indexRevoked(list *x509.RevocationList) map[string]int {
 		if e.SerialNumber == nil {
 			continue
 		}
-		if _, dup := idx[serialKey(e.SerialNumber)]; !dup {
-			idx[serialKey(e.SerialNumber)] = i
+		key := string(appendSerialKey(nil, e.SerialNumber))
+		if _, dup := idx[key]; !dup {
+			idx[key] = i
 		}
 	}
 	return idx
 }
 
-func serialKey(n *big.Int) string {
+// appendSerialKey appends n's key in the index to dst: its sign, then its
+// magnitude's big-endian bytes. A lookup with a stack buffer allocates
+// nothing.
+func appendSerialKey(dst []byte, n *big.Int) []byte {
 	if n == nil {
-		return ""
+		return dst
 	}
-	return n.Text(16)
+	if n.Sign() < 0 {
+		dst = append(dst, '-')
+	}
+	size := (n.BitLen() + 7) / 8
+	dst = slices.Grow(dst, size)[:len(dst)+size]
+	n.FillBytes(dst[len(dst)-size:])
+	return dst
 }
 
 // crl is the distribution point's CRL, from the latest download while it
