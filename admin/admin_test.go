@@ -16,25 +16,37 @@ import (
 	"github.com/gozk/gozk/server"
 )
 
-// startLoaded starts a server with the commands wired in and puts some
-// load on it: sessions, ephemerals, data, exist and child watches, more
-// than 128 writes (so hash has an entry).
-func startLoaded(t *testing.T) (*server.Server, *Commands) {
+// startWithCommands starts a server on loopback with every four-letter
+// word allowed and commands made from opts wired in; tweak, when set,
+// changes the server's configuration first.
+func startWithCommands(t *testing.T, opts Options, tweak func(*server.Config)) (*server.Server, *Commands) {
 	t.Helper()
-	cmds := New(Options{Version: FullVersion("test", time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)), InitialConfig: "tickTime=2000\n",
-		SystemProperties: map[string]string{"zookeeper.4lw.commands.whitelist": "*"}})
+	cmds := New(opts)
 	cfg := server.Defaults()
 	cfg.ClientAddr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
 	cfg.ForceSync = false
 	cfg.FourLetterWhitelist = "*"
 	cfg.FourLetterWords = cmds.FourLetterWord
+	if tweak != nil {
+		tweak(&cfg)
+	}
 	s, err := server.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	cmds.Attach(s)
+	return s, cmds
+}
+
+// startLoaded starts a server with the commands wired in and puts some
+// load on it: sessions, ephemerals, data, exist and child watches, more
+// than 128 writes (so hash has an entry).
+func startLoaded(t *testing.T) (*server.Server, *Commands) {
+	t.Helper()
+	s, cmds := startWithCommands(t, Options{Version: FullVersion("test", time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)), InitialConfig: "tickTime=2000\n",
+		SystemProperties: map[string]string{"zookeeper.4lw.commands.whitelist": "*"}}, nil)
 	c, _, err := zk.Connect([]string{s.Addr().String()}, 10*time.Second, zk.WithLogInfo(false))
 	if err != nil {
 		t.Fatal(err)

@@ -84,19 +84,7 @@ func observedEnsemble(myid int64) *QuorumView {
 // server 3 as its leader.
 func startMember(t *testing.T, q *QuorumView, role server.Role) (*server.Server, *Commands) {
 	t.Helper()
-	cmds := New(Options{Version: FullVersion("test", time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)), Quorum: q})
-	cfg := server.Defaults()
-	cfg.ClientAddr = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
-	cfg.ForceSync = false
-	cfg.FourLetterWhitelist = "*"
-	cfg.FourLetterWords = cmds.FourLetterWord
-	s, err := server.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cmds.Attach(s)
+	s, cmds := startWithCommands(t, Options{Version: FullVersion("test", time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)), Quorum: q}, nil)
 	s.SetRole(server.RoleLooking)
 	s.SetRole(role)
 	s.SetLeader(3, "127.0.0.1")

@@ -49,21 +49,10 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // connections as non-mTLS.
 func TestSecurePortInCommands(t *testing.T) {
 	cert, pool := selfSigned(t)
-	cmds := New(Options{Version: FullVersion("test", time.Now()), InitialConfig: "tickTime=2000\n"})
-	cfg := server.Defaults()
-	cfg.ClientAddr = "127.0.0.1:0"
-	cfg.SecureClientAddr = "127.0.0.1:0"
-	cfg.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.NoClientCert}
-	cfg.DataDir = t.TempDir()
-	cfg.ForceSync = false
-	cfg.FourLetterWhitelist = "*"
-	cfg.FourLetterWords = cmds.FourLetterWord
-	s, err := server.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cmds.Attach(s)
+	s, cmds := startWithCommands(t, Options{Version: FullVersion("test", time.Now()), InitialConfig: "tickTime=2000\n"}, func(cfg *server.Config) {
+		cfg.SecureClientAddr = "127.0.0.1:0"
+		cfg.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.NoClientCert}
+	})
 	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
 		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, address, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
 	}
@@ -108,22 +97,11 @@ func TestSecurePortInCommands(t *testing.T) {
 // as on Java; srst zeroes the first two.
 func TestHandshakeCountersInMntr(t *testing.T) {
 	cert, pool := selfSigned(t)
-	cmds := New(Options{Version: FullVersion("test", time.Now()), InitialConfig: "tickTime=2000\n"})
-	cfg := server.Defaults()
-	cfg.ClientAddr = "127.0.0.1:0"
-	cfg.PortUnification = true
-	cfg.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.NoClientCert}
-	cfg.TLSHandshakeLimit = 1
-	cfg.DataDir = t.TempDir()
-	cfg.ForceSync = false
-	cfg.FourLetterWhitelist = "*"
-	cfg.FourLetterWords = cmds.FourLetterWord
-	s, err := server.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cmds.Attach(s)
+	s, _ := startWithCommands(t, Options{Version: FullVersion("test", time.Now()), InitialConfig: "tickTime=2000\n"}, func(cfg *server.Config) {
+		cfg.PortUnification = true
+		cfg.ClientTLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.NoClientCert}
+		cfg.TLSHandshakeLimit = 1
+	})
 	mntrHas := func(what string, lines ...string) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)

@@ -187,7 +187,7 @@ func TestCachedCRLSignatureChecked(t *testing.T) {
 }
 
 // newTestCA is a self-signed CA named "same CA" with a fresh key.
-func newTestCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
+func newTestCA(t testing.TB) (*x509.Certificate, *ecdsa.PrivateKey) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -208,7 +208,7 @@ func newTestCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
 }
 
 // newTestCRL is an empty CRL (DER) signed by ca, current for an hour.
-func newTestCRL(t *testing.T, ca *x509.Certificate, key *ecdsa.PrivateKey) []byte {
+func newTestCRL(t testing.TB, ca *x509.Certificate, key *ecdsa.PrivateKey) []byte {
 	t.Helper()
 	der, err := x509.CreateRevocationList(rand.Reader, &x509.RevocationList{Number: big.NewInt(1),
 		ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: time.Now().Add(time.Hour)}, ca, key)
@@ -404,21 +404,7 @@ func TestCRLLookupBySerial(t *testing.T) {
 // BenchmarkCRLCheckCached is the revocation check a handshake makes
 // against a cached CRL of 100,000 entries.
 func BenchmarkCRLCheckCached(b *testing.B) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bench CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign, SubjectKeyId: []byte{1}}
-	caDER, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ca, key := newTestCA(b)
 	der := crlListing(b, ca, key, 100_000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(der) }))
 	defer srv.Close()
@@ -434,5 +420,22 @@ func BenchmarkCRLCheckCached(b *testing.B) {
 		if err := r.checkCRL(srv.URL, good, ca); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSerialKeysAreDistinct: the index keys of serial numbers differ
+// when the numbers do, sign included.
+func TestSerialKeysAreDistinct(t *testing.T) {
+	seen := map[string]int64{}
+	for _, v := range []int64{0, 1, -1, 255, 256, -256, 1 << 40} {
+		k := string(appendSerialKey(nil, big.NewInt(v)))
+		if prev, dup := seen[k]; dup {
+			t.Fatalf("%d and %d share the key %q", prev, v, k)
+		}
+		seen[k] = v
+	}
+	var buf [24]byte
+	if got := appendSerialKey(buf[:0], big.NewInt(1000)); string(got) != string(appendSerialKey(nil, big.NewInt(1000))) {
+		t.Fatal("the key depends on the buffer")
 	}
 }

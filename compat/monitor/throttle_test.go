@@ -33,36 +33,36 @@ func TestConnectionThrottleMatchesJava(t *testing.T) {
 			j := javazk.Start(t, javazk.Options{Config: append([]string{"4lw.commands.whitelist=*"}, tc.props...)})
 			g := gozkproc.Start(t, gozkproc.Options{Config: append([]string{"4lw.commands.whitelist=*"}, tc.props...)})
 			facts := func(addr string) []string {
+				// connect reports what became of one ConnectRequest.
+				connect := func(what string, opts zkwire.Options) (string, *zkwire.Client) {
+					opts.WaitLimit = 5 * time.Second
+					c, err := zkwire.Connect(addr, 10*time.Second, opts)
+					switch {
+					case errors.Is(err, zkwire.ErrNoHandshake):
+						return what + ": closed unanswered", nil
+					case err != nil:
+						t.Fatalf("%s: %v", addr, err)
+					}
+					return what + ": served", c
+				}
 				var out []string
 				var first *zkwire.Client
 				for i := range 3 {
-					c, err := zkwire.Connect(addr, 10*time.Second, zkwire.Options{WaitLimit: 5 * time.Second})
-					switch {
-					case errors.Is(err, zkwire.ErrNoHandshake):
-						out = append(out, fmt.Sprintf("new session %d: closed unanswered", i))
-					case err != nil:
-						t.Fatalf("%s: %v", addr, err)
-					default:
-						out = append(out, fmt.Sprintf("new session %d: served", i))
-						if first == nil {
-							first = c
-						} else {
-							c.Close()
-						}
+					fact, c := connect(fmt.Sprintf("new session %d", i), zkwire.Options{})
+					out = append(out, fact)
+					if c != nil && first == nil {
+						first = c
+					} else if c != nil {
+						c.Close()
 					}
 				}
 				if first != nil {
 					// A reconnect of the first session.
 					id, pw := first.Handshake.SessionId, first.Handshake.Passwd
 					first.Close()
-					c, err := zkwire.Connect(addr, 10*time.Second, zkwire.Options{SessionID: id, Password: pw, WaitLimit: 5 * time.Second})
-					switch {
-					case errors.Is(err, zkwire.ErrNoHandshake):
-						out = append(out, "reconnect: closed unanswered")
-					case err != nil:
-						t.Fatalf("%s: %v", addr, err)
-					default:
-						out = append(out, "reconnect: served")
+					fact, c := connect("reconnect", zkwire.Options{SessionID: id, Password: pw})
+					out = append(out, fact)
+					if c != nil {
 						c.Close()
 					}
 				}

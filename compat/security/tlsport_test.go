@@ -426,12 +426,8 @@ func errOrOK(err error) string {
 // Go's, so the fact is only whether a session was made.
 func tlsportBare(t *testing.T, addr string, certs *certtest.Set, b *certtest.Bundle, useTLS bool) []string {
 	t.Helper()
-	raw, err := net.DialTimeout("tcp", addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := tlsportDial(t, addr)
 	defer raw.Close()
-	_ = raw.SetDeadline(time.Now().Add(20 * time.Second))
 	var conn net.Conn = raw
 	if useTLS {
 		tc := tls.Client(raw, tlsportClientTLS(t, certs, b))
@@ -613,16 +609,24 @@ func TestEarlyDropSecureHandshakes(t *testing.T) {
 	}
 }
 
-// tlsportHandshakeOnly reports whether the client's side of a TLS
-// handshake with addr finishes.
-func tlsportHandshakeOnly(t *testing.T, addr string, certs *certtest.Set, b *certtest.Bundle) []string {
+// tlsportDial opens a TCP connection to addr for a bare client, with 20 s
+// for all it does.
+func tlsportDial(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	raw, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.Close()
 	_ = raw.SetDeadline(time.Now().Add(20 * time.Second))
+	return raw
+}
+
+// tlsportHandshakeOnly reports whether the client's side of a TLS
+// handshake with addr finishes.
+func tlsportHandshakeOnly(t *testing.T, addr string, certs *certtest.Set, b *certtest.Bundle) []string {
+	t.Helper()
+	raw := tlsportDial(t, addr)
+	defer raw.Close()
 	tc := tls.Client(raw, tlsportClientTLS(t, certs, b))
 	if err := tc.Handshake(); err != nil {
 		return []string{"handshake false"}
